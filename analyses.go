@@ -1,0 +1,442 @@
+package profilesvc
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
+)
+
+// AnalysisStatus is the state of an analysis.
+type AnalysisStatus string
+
+// Analysis statuses. An analysis goes from pending to processing, then to
+// completed or failed.
+const (
+	AnalysisPending    AnalysisStatus = "pending"
+	AnalysisProcessing AnalysisStatus = "processing"
+	AnalysisCompleted  AnalysisStatus = "completed"
+	AnalysisFailed     AnalysisStatus = "failed"
+)
+
+// IsTerminal reports whether the status is final: completed or failed.
+func (s AnalysisStatus) IsTerminal() bool {
+	return s == AnalysisCompleted || s == AnalysisFailed
+}
+
+// VerificationStatus is a person's verdict on an analysis.
+type VerificationStatus string
+
+// Verification statuses.
+const (
+	VerificationPendingReview VerificationStatus = "pending_review"
+	VerificationApproved      VerificationStatus = "approved"
+	VerificationRejected      VerificationStatus = "rejected"
+)
+
+// StepStatus is the verdict of one action of an analysis, in its audit log
+// and raw action results.
+type StepStatus string
+
+// Step statuses.
+const (
+	StepPassed      StepStatus = "passed"
+	StepNeedsReview StepStatus = "needs_review"
+	StepFailed      StepStatus = "failed"
+)
+
+// RiskLevel grades an analysis's risk.
+type RiskLevel string
+
+// Risk levels.
+const (
+	RiskLow    RiskLevel = "low"
+	RiskMedium RiskLevel = "medium"
+	RiskHigh   RiskLevel = "high"
+)
+
+// FindingResult is the outcome of one check of an analysis.
+type FindingResult string
+
+// Finding results.
+const (
+	FindingPassed  FindingResult = "passed"
+	FindingWarning FindingResult = "warning"
+	FindingFailed  FindingResult = "failed"
+)
+
+// ExtractionStatus says whether a top-level field of the output schema was
+// filled.
+type ExtractionStatus string
+
+// Extraction statuses.
+const (
+	Extracted        ExtractionStatus = "extracted"
+	ExtractionMissing ExtractionStatus = "missing"
+)
+
+// Action categories of an audit log entry. The workflow's policy sets
+// them; these are the ones the interface document names.
+const (
+	CategoryDocumentClassification = "Document Classification"
+	CategoryDataExtraction         = "Data Extraction"
+	CategoryFormatValidation       = "Format Validation"
+	CategoryStatusValidation       = "Status Validation"
+	CategoryDataConsistency        = "Data Consistency"
+	CategoryDocumentProcessing     = "Document Processing"
+	CategoryMCP                    = "mcp"
+)
+
+// Analysis is an asynchronous analysis of a profile's items. The fields
+// after CreatedAt are set once the analysis has completed.
+type Analysis struct {
+	// ID has the prefix "analysis_".
+	ID        string `json:"id"`
+	ProfileID string `json:"profileId"`
+	// FolderID is nil for an analysis of the whole profile.
+	FolderID *string `json:"folderId"`
+	// EngineID and Engine are nil when the default engine ran.
+	EngineID *string `json:"engineId"`
+	// PlaybookID has the prefix "PB-".
+	PlaybookID         string             `json:"playbookId"`
+	Engine             Object             `json:"engine"`
+	Status             AnalysisStatus     `json:"status"`
+	ProcessingTimeMs   int64              `json:"processingTimeMs"`
+	VerificationStatus VerificationStatus `json:"verificationStatus"`
+	// Error says why a failed analysis failed; nil otherwise.
+	Error *string `json:"error"`
+	// Options and ClientMetadata echo what StartAnalysis sent.
+	Options        Object `json:"options"`
+	ClientMetadata Object `json:"clientMetadata"`
+	// PrimaryReportID has the prefix "rpt_"; nil until the report exists.
+	PrimaryReportID *string    `json:"primaryReportId"`
+	RequestedAt     time.Time  `json:"requestedAt"`
+	CompletedAt     *time.Time `json:"completedAt"`
+	CreatedAt       time.Time  `json:"createdAt"`
+
+	RiskAssessment *RiskAssessment `json:"riskAssessment,omitempty"`
+	SystemMetadata *SystemMetadata `json:"systemMetadata,omitempty"`
+	// ExtractedData is shaped by the workflow's output schema: see its
+	// accessors and Decode.
+	ExtractedData ExtractedData `json:"extractedData,omitempty"`
+	// OutputSchema is the workflow's JSON Schema with the values filled in.
+	OutputSchema     RawJSON                     `json:"outputSchema,omitempty"`
+	ExtractionStatus map[string]ExtractionStatus `json:"extractionStatus,omitempty"`
+	RawActionResults map[string]RawActionResult  `json:"rawActionResults,omitempty"`
+	AgentAuditLog    []AuditLogEntry             `json:"agentAuditLog,omitempty"`
+	Findings         []Finding                   `json:"findings,omitempty"`
+	Recommendations  []Recommendation            `json:"recommendations,omitempty"`
+	TargetItems      []TargetItem                `json:"targetItems,omitempty"`
+
+	// Raw is the analysis's JSON as the service sent it.
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the analysis and keeps its JSON in Raw.
+func (a *Analysis) UnmarshalJSON(b []byte) error {
+	type plain Analysis
+	if err := json.Unmarshal(b, (*plain)(a)); err != nil {
+		return err
+	}
+	a.Raw = append(json.RawMessage(nil), b...)
+	return nil
+}
+
+// DecodeExtractedData unmarshals the extracted data into v, the caller's
+// own type for the workflow's output schema.
+func (a *Analysis) DecodeExtractedData(v any) error { return RawJSON(a.ExtractedData).Decode(v) }
+
+// DecodeOutputSchema unmarshals the filled-in output schema into v.
+func (a *Analysis) DecodeOutputSchema(v any) error { return a.OutputSchema.Decode(v) }
+
+// Done reports whether the analysis has finished: failed, or completed
+// with its report generated.
+func (a *Analysis) Done() bool {
+	return a.Status == AnalysisFailed || (a.Status == AnalysisCompleted && a.PrimaryReportID != nil)
+}
+
+// RiskAssessment grades the risk the analysis found.
+type RiskAssessment struct {
+	RiskLevel RiskLevel `json:"riskLevel"`
+	// RiskScore is 0 to 100, higher meaning riskier.
+	RiskScore   float64  `json:"riskScore"`
+	RiskFactors []string `json:"riskFactors"`
+}
+
+// SystemMetadata records how the analysis ran.
+type SystemMetadata struct {
+	TotalIterations  int                    `json:"totalIterations"`
+	CompletedWorkIDs []int                  `json:"completedWorkIds"`
+	WorkflowHistory  []WorkflowHistoryEntry `json:"workflowHistory"`
+}
+
+// WorkflowHistoryEntry is one action the analysis ran.
+type WorkflowHistoryEntry struct {
+	// WorkID numbers the actions from 1.
+	WorkID     int       `json:"workId"`
+	ActionName string    `json:"actionName"`
+	Query      string    `json:"query"`
+	Reason     string    `json:"reason"`
+	Success    bool      `json:"success"`
+	Iteration  int       `json:"iteration"`
+	Timestamp  time.Time `json:"timestamp"`
+}
+
+// RawActionResult is the raw answer of one action, keyed by its name in
+// Analysis.RawActionResults.
+type RawActionResult struct {
+	Answer             string     `json:"answer"`
+	WorkID             int        `json:"workId"`
+	CitationsCount     int        `json:"citationsCount"`
+	VerificationStatus StepStatus `json:"verificationStatus"`
+}
+
+// AuditLogEntry is the trace of one action.
+type AuditLogEntry struct {
+	WorkID     int    `json:"workId"`
+	ActionName string `json:"actionName"`
+	// Category is one of the Category constants or another of the
+	// workflow's.
+	Category   string    `json:"category"`
+	Query      string    `json:"query"`
+	Reasoning  string    `json:"reasoning"`
+	Success    bool      `json:"success"`
+	Iteration  int       `json:"iteration"`
+	DurationMs int64     `json:"durationMs"`
+	ExecutedAt time.Time `json:"executedAt"`
+	// VerificationStatus is empty for a step without a pass or fail.
+	VerificationStatus StepStatus `json:"verificationStatus,omitempty"`
+	TargetItemIDs      []string   `json:"targetItemIds"`
+	// RAGResponse is set when a retrieval query ran.
+	RAGResponse *RAGResponse `json:"ragResponse,omitempty"`
+	// MCPToolCalls is set when external tools were called.
+	MCPToolCalls []MCPToolCall `json:"mcpToolCalls,omitempty"`
+}
+
+// RAGResponse is the answer of a retrieval query.
+type RAGResponse struct {
+	Answer string `json:"answer"`
+	// Citations point at the passages the answer rests on. Their fields
+	// are not published; the mock server sends itemId, chunkIndex, start,
+	// end and text.
+	Citations        []Object `json:"citations"`
+	ChunksSearched   int      `json:"chunksSearched"`
+	ProcessingTimeMs int64    `json:"processingTimeMs"`
+}
+
+// MCPToolCall is one call of an external tool.
+type MCPToolCall struct {
+	ToolName        string    `json:"toolName"`
+	EngineCode      string    `json:"engineCode"`
+	EngineName      string    `json:"engineName"`
+	Params          Object    `json:"params"`
+	Success         bool      `json:"success"`
+	StartedAt       time.Time `json:"startedAt"`
+	ExecutionTimeMs int64     `json:"executionTimeMs"`
+	RawContent      Object    `json:"rawContent"`
+	// FallbackToRAG reports whether retrieval ran because the tool failed.
+	FallbackToRAG   bool   `json:"fallbackToRag"`
+	SelectionReason string `json:"selectionReason"`
+}
+
+// Finding is the outcome of one check, named after its action.
+type Finding struct {
+	// ID has the prefix "af_".
+	ID       string        `json:"id"`
+	Category string        `json:"category"`
+	Result   FindingResult `json:"result"`
+	// Details may be truncated.
+	Details   string `json:"details"`
+	SortOrder int    `json:"sortOrder"`
+}
+
+// Recommendation is a step the analysis advises.
+type Recommendation struct {
+	// ID has the prefix "ar_".
+	ID      string `json:"id"`
+	Content string `json:"content"`
+	// Priority 1 comes first.
+	Priority  int `json:"priority"`
+	SortOrder int `json:"sortOrder"`
+}
+
+// TargetItem is an item the analysis covered.
+type TargetItem struct {
+	ItemID    string   `json:"itemId"`
+	Name      string   `json:"name"`
+	Type      ItemType `json:"type"`
+	SourceRef *string  `json:"sourceRef"`
+}
+
+// StartAnalysisParams is the body of StartAnalysis.
+type StartAnalysisParams struct {
+	// ItemIDs are the items to analyse, at least one, all ACTIVE and in the
+	// profile.
+	ItemIDs []string
+	// Options and ClientMetadata are stored with the analysis and echoed by
+	// GetAnalysis.
+	Options        Object
+	ClientMetadata Object
+}
+
+type targetItemRef struct {
+	ItemID string `json:"itemId"`
+}
+
+type startAnalysisBody struct {
+	TargetItems    []targetItemRef `json:"targetItems"`
+	Options        Object          `json:"options,omitempty"`
+	ClientMetadata Object          `json:"clientMetadata,omitempty"`
+}
+
+// StartAnalysis starts an analysis of a profile's items and returns its ID
+// at once; the analysis runs in the background (see WaitForAnalysis). A
+// profile runs one analysis at a time: a second start gets
+// ErrAnalysisInProgress. Items that are not ACTIVE or not in the profile
+// get ErrInvalidItemIDs. The request is retried only where the service
+// certainly did not act on it, so it never starts two analyses.
+//
+// POST /v1/analyses/{profileId}/analyze
+func (c *Client) StartAnalysis(ctx context.Context, profileID string, params StartAnalysisParams, opts ...RequestOption) (string, error) {
+	r, err := newRequest(http.MethodPost, apiroutes.Analyze, profileID)
+	if err != nil {
+		return "", err
+	}
+	body := startAnalysisBody{
+		TargetItems:    make([]targetItemRef, len(params.ItemIDs)),
+		Options:        params.Options,
+		ClientMetadata: params.ClientMetadata,
+	}
+	for i, id := range params.ItemIDs {
+		body.TargetItems[i].ItemID = id
+	}
+	r.json = body
+	var out struct {
+		ID string `json:"id"`
+	}
+	if err := c.do(ctx, r, &out, opts); err != nil {
+		return "", err
+	}
+	if out.ID == "" {
+		return "", r.errorf("the answer has no analysis ID")
+	}
+	return out.ID, nil
+}
+
+// Long-poll bounds of GetAnalysis's timeoutSeconds.
+const (
+	MinLongPoll = 10 * time.Second
+	MaxLongPoll = 300 * time.Second
+)
+
+// GetAnalysisParams turn GetAnalysis into a long poll.
+type GetAnalysisParams struct {
+	// WaitForReport holds the request until the analysis's report is
+	// generated, it fails, or Timeout passes.
+	WaitForReport bool
+	// Timeout is the longest the service holds the request, rounded to whole
+	// seconds and clamped to 10s..300s; zero leaves the service's default
+	// of 120s.
+	Timeout time.Duration
+}
+
+// GetAnalysis returns an analysis. With params.WaitForReport it is a long
+// poll: the service answers when the report is ready, the analysis fails,
+// or the timeout passes, whichever comes first. params may be nil.
+//
+// GET /v1/analyses/{analysisId}
+func (c *Client) GetAnalysis(ctx context.Context, analysisID string, params *GetAnalysisParams, opts ...RequestOption) (*Analysis, error) {
+	r, err := newRequest(http.MethodGet, apiroutes.Analysis, analysisID)
+	if err != nil {
+		return nil, err
+	}
+	if params != nil && params.WaitForReport {
+		hold := 120 * time.Second
+		r.query = url.Values{"waitForReport": {"true"}}
+		if params.Timeout != 0 {
+			hold = clampLongPoll(params.Timeout)
+			r.query.Set("timeoutSeconds", strconv.Itoa(int(hold/time.Second)))
+		}
+		r.longPoll = hold
+	}
+	var a Analysis
+	if err := c.do(ctx, r, &a, opts); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// clampLongPoll rounds d up to whole seconds within MinLongPoll..MaxLongPoll.
+func clampLongPoll(d time.Duration) time.Duration {
+	d = (d + time.Second - 1).Truncate(time.Second)
+	return min(max(d, MinLongPoll), MaxLongPoll)
+}
+
+// DeleteAnalysis deletes an analysis and its report; a running analysis is
+// cancelled.
+//
+// DELETE /v1/analyses/{analysisId}
+func (c *Client) DeleteAnalysis(ctx context.Context, analysisID string, opts ...RequestOption) error {
+	r, err := newRequest(http.MethodDelete, apiroutes.Analysis, analysisID)
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, r, nil, opts)
+}
+
+// ListAnalysesParams select a page of a profile's analyses, newest first.
+// The zero value asks for the first 10.
+type ListAnalysesParams struct {
+	// Limit is the page size, 1 to 100; default 10.
+	Limit int
+	// Cursor is the NextCursor of the previous page.
+	Cursor string
+}
+
+// AnalysisPage is one page of a profile's analyses.
+type AnalysisPage = Page[Analysis]
+
+// ListAnalysesPage returns one page of a profile's analyses, newest first.
+// params may be nil.
+//
+// GET /v1/profiles/{profileId}/analyses (inferred: not in the published
+// interface; verified only against this project's mock server)
+func (c *Client) ListAnalysesPage(ctx context.Context, profileID string, params *ListAnalysesParams, opts ...RequestOption) (*AnalysisPage, error) {
+	r, err := newRequest(http.MethodGet, apiroutes.ProfileAnalyses, profileID)
+	if err != nil {
+		return nil, err
+	}
+	lp := &ListParams{}
+	if params != nil {
+		lp.Limit, lp.Cursor = params.Limit, params.Cursor
+	}
+	r.query = lp.values()
+	var page AnalysisPage
+	if err := c.do(ctx, r, &page, opts); err != nil {
+		return nil, err
+	}
+	return &page, nil
+}
+
+// ListAnalyses walks every page of a profile's analyses, newest first. The
+// walk stops at the first error, which it yields. params may be nil.
+//
+// GET /v1/profiles/{profileId}/analyses (inferred)
+func (c *Client) ListAnalyses(ctx context.Context, profileID string, params *ListAnalysesParams, opts ...RequestOption) iter.Seq2[*Analysis, error] {
+	start := ""
+	if params != nil {
+		start = params.Cursor
+	}
+	return paginate(ctx, start, func(ctx context.Context, cursor string) (*Page[Analysis], error) {
+		p := ListAnalysesParams{Cursor: cursor}
+		if params != nil {
+			p.Limit = params.Limit
+		}
+		return c.ListAnalysesPage(ctx, profileID, &p, opts...)
+	})
+}

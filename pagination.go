@@ -1,0 +1,83 @@
+package profilesvc
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"net/url"
+	"strconv"
+)
+
+// values encodes the parameters as a query; a nil receiver gives none.
+func (p *ListParams) values() url.Values {
+	if p == nil {
+		return nil
+	}
+	q := url.Values{}
+	if p.Search != "" {
+		q.Set("search", p.Search)
+	}
+	if p.Sort != "" {
+		q.Set("sort", string(p.Sort))
+	}
+	if p.Order != "" {
+		q.Set("order", string(p.Order))
+	}
+	if p.Limit != 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	if p.Cursor != "" {
+		q.Set("cursor", p.Cursor)
+	}
+	return q
+}
+
+func (p *ListParams) cursor() string {
+	if p == nil {
+		return ""
+	}
+	return p.Cursor
+}
+
+// withCursor returns a copy of the parameters for the page at cursor.
+func (p *ListParams) withCursor(cursor string) *ListParams {
+	var c ListParams
+	if p != nil {
+		c = *p
+	}
+	c.Cursor = cursor
+	return &c
+}
+
+// paginate walks the pages that fetch returns, from cursor, yielding each
+// entry. It stops at the first error, which it yields with a nil entry,
+// at the last page, or when the caller stops ranging. A cursor the service
+// returns twice in a row ends the walk with an error rather than a loop.
+func paginate[T any](ctx context.Context, cursor string, fetch func(context.Context, string) (*Page[T], error)) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
+		for {
+			page, err := fetch(ctx, cursor)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for i := range page.Items {
+				if !yield(&page.Items[i], nil) {
+					return
+				}
+			}
+			if page.NextCursor == "" {
+				return
+			}
+			if page.NextCursor == cursor {
+				yield(nil, errRepeatedCursor(cursor))
+				return
+			}
+			cursor = page.NextCursor
+		}
+	}
+}
+
+func errRepeatedCursor(cursor string) error {
+	return fmt.Errorf("profilesvc: the service returned cursor %q for the page it names; stopping", cursor)
+}
