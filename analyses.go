@@ -76,7 +76,7 @@ type ExtractionStatus string
 
 // Extraction statuses.
 const (
-	Extracted        ExtractionStatus = "extracted"
+	Extracted         ExtractionStatus = "extracted"
 	ExtractionMissing ExtractionStatus = "missing"
 )
 

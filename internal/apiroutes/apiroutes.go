@@ -42,8 +42,8 @@ const (
 	AnalysisReport   = "/v1/analyses/{analysisId}/report"
 
 	// Inferred.
-	FolderItems      = "/v1/folders/{folderId}/items"
-	ProfileAnalyses  = "/v1/profiles/{profileId}/analyses"
+	FolderItems     = "/v1/folders/{folderId}/items"
+	ProfileAnalyses = "/v1/profiles/{profileId}/analyses"
 )
 
 // All returns every route of the service: the twelve published ones, then
