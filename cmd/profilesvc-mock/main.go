@@ -1,0 +1,91 @@
+// Command profilesvc-mock runs the mock Profile Document Analysis Service:
+// a complete, stateful, in-memory implementation of its HTTP API, with
+// analysis runs, real PDF reports and a /_mock/ control API, for clients in
+// any language.
+//
+// Usage:
+//
+//	profilesvc-mock [-addr 127.0.0.1:8080] [-api-key KEY] [-analysis-duration 3s]
+//	                [-seed FILE] [-id-seed N] [-multi-tenant] [-log-requests]
+//
+// Once it accepts connections it prints its address and API key. It stops
+// gracefully on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/profilesvc/profilesvc-go/mockserver"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "profilesvc-mock:", err)
+		os.Exit(1)
+	}
+}
+
+// run starts the server with the flags in args and serves until ctx ends.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("profilesvc-mock", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	apiKey := fs.String("api-key", os.Getenv("PROFILESVC_API_KEY"), "API key to accept (default $PROFILESVC_API_KEY, else a random UUID)")
+	duration := fs.Duration("analysis-duration", mockserver.DefaultAnalysisDuration, "how long an analysis takes from start to completed")
+	seed := fs.String("seed", "", "JSON file of workflows, profiles, folders and items to load at start")
+	idSeed := fs.Int64("id-seed", -1, "make IDs deterministic from this seed (0 or more)")
+	multi := fs.Bool("multi-tenant", false, "accept any well-formed UUID key, each with its own namespace")
+	logRequests := fs.Bool("log-requests", false, "log every request to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+
+	opts := []mockserver.Option{mockserver.WithAPIKey(*apiKey), mockserver.WithAnalysisDuration(*duration)}
+	if *seed != "" {
+		s, err := mockserver.LoadSeedFile(*seed)
+		if err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+		opts = append(opts, mockserver.WithSeed(s))
+	}
+	if *idSeed >= 0 {
+		opts = append(opts, mockserver.WithIDSeed(uint64(*idSeed)))
+	}
+	if *multi {
+		opts = append(opts, mockserver.WithMultiTenant())
+	}
+	if *logRequests {
+		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
+	}
+	srv, err := mockserver.Start(*addr, opts...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
+	fmt.Fprintf(stdout, "api key: %s\n", srv.APIKey)
+
+	<-ctx.Done()
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	return nil
+}

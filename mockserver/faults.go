@@ -1,0 +1,235 @@
+package mockserver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Fault is an injected failure: the requests it matches get its answer, its
+// delay or a dropped connection instead of (or, for a delay alone, before)
+// the real answer. Faults let clients test their retry code.
+type Fault struct {
+	// ID is set by InjectFault.
+	ID string `json:"id"`
+	// Method matches the request's method; empty matches any.
+	Method string `json:"method,omitempty"`
+	// Path matches the request's path with path.Match ("*" matches one
+	// segment: "/v1/analyses/*"); empty matches any.
+	Path string `json:"path,omitempty"`
+	// Status, if set, is the answer: the service's error body with Code
+	// (default from the status) and Message.
+	Status  int    `json:"status,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+	// RetryAfter, if set, is sent as the Retry-After header, in whole
+	// seconds.
+	RetryAfter time.Duration `json:"-"`
+	// Delay holds the request this long before answering.
+	Delay time.Duration `json:"-"`
+	// Drop closes the connection without answering.
+	Drop bool `json:"drop,omitempty"`
+	// Times is how many matching requests the fault applies to; 0 means
+	// all of them until it is removed.
+	Times int `json:"times,omitempty"`
+	// Probability, between 0 and 1, applies the fault to that fraction of
+	// the matching requests (drawn per request; see WithFaultSeed); 0
+	// means every one.
+	Probability float64 `json:"probability,omitempty"`
+
+	// RetryAfterSeconds and DelayMs are the JSON forms of RetryAfter and
+	// Delay, for the /_mock/faults API.
+	RetryAfterSeconds int `json:"retryAfterSeconds,omitempty"`
+	DelayMs           int `json:"delayMs,omitempty"`
+}
+
+func (f *Fault) normalize() error {
+	if f.RetryAfter == 0 && f.RetryAfterSeconds > 0 {
+		f.RetryAfter = time.Duration(f.RetryAfterSeconds) * time.Second
+	}
+	if f.Delay == 0 && f.DelayMs > 0 {
+		f.Delay = time.Duration(f.DelayMs) * time.Millisecond
+	}
+	f.RetryAfterSeconds = int((f.RetryAfter + time.Second - 1) / time.Second)
+	f.DelayMs = int(f.Delay / time.Millisecond)
+	f.Method = strings.ToUpper(f.Method)
+	switch {
+	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
+		return fmt.Errorf("field \"status\" must be 400 to 599, got %d", f.Status)
+	case f.Status == 0 && !f.Drop && f.Delay <= 0:
+		return fmt.Errorf("a fault needs a \"status\", \"drop\" or \"delayMs\"")
+	case f.Status != 0 && f.Drop:
+		return fmt.Errorf("fields \"status\" and \"drop\" cannot be used together")
+	case f.Times < 0:
+		return fmt.Errorf("field \"times\" must not be negative, got %d", f.Times)
+	case f.Probability < 0 || f.Probability > 1:
+		return fmt.Errorf("field \"probability\" must be between 0 and 1, got %v", f.Probability)
+	case f.Delay < 0 || f.Delay > 10*time.Minute:
+		return fmt.Errorf("field \"delayMs\" must be 0 to 600000, got %d", f.DelayMs)
+	case f.RetryAfter < 0:
+		return fmt.Errorf("field \"retryAfterSeconds\" must not be negative")
+	}
+	if f.Path != "" {
+		if _, err := path.Match(f.Path, "/"); err != nil {
+			return fmt.Errorf("field \"path\" is not a valid pattern: %v", err)
+		}
+	}
+	if f.Status != 0 && f.Code == "" {
+		f.Code = defaultCode(f.Status)
+	}
+	if f.Status != 0 && f.Message == "" {
+		f.Message = "injected fault: " + http.StatusText(f.Status)
+	}
+	return nil
+}
+
+func defaultCode(status int) string {
+	switch status {
+	case 400:
+		return "VALIDATION_ERROR"
+	case 401:
+		return "UNAUTHORIZED"
+	case 404:
+		return "NOT_FOUND"
+	case 409:
+		return "CONFLICT"
+	case 429:
+		return "RATE_LIMITED"
+	case 503:
+		return "SERVICE_UNAVAILABLE"
+	}
+	if status >= 500 {
+		return "INTERNAL_ERROR"
+	}
+	return strings.ToUpper(strings.ReplaceAll(http.StatusText(status), " ", "_"))
+}
+
+// faultSet is a namespace's injected faults.
+type faultSet struct {
+	mu     sync.Mutex
+	faults []*activeFault
+	rng    *rand.Rand
+	seq    int
+}
+
+type activeFault struct {
+	Fault
+	used int
+}
+
+func newFaultSet(seed *uint64) *faultSet {
+	fs := &faultSet{}
+	if seed != nil {
+		fs.rng = rand.New(rand.NewPCG(*seed, *seed+1))
+	} else {
+		fs.rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	return fs
+}
+
+func (fs *faultSet) add(f Fault) (Fault, error) {
+	if err := f.normalize(); err != nil {
+		return Fault{}, err
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.seq++
+	f.ID = "fault_" + strconv.Itoa(fs.seq)
+	fs.faults = append(fs.faults, &activeFault{Fault: f})
+	return f, nil
+}
+
+func (fs *faultSet) clear() {
+	fs.mu.Lock()
+	fs.faults = nil
+	fs.mu.Unlock()
+}
+
+func (fs *faultSet) remove(id string) bool {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for i, f := range fs.faults {
+		if f.ID == id {
+			fs.faults = append(fs.faults[:i], fs.faults[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func (fs *faultSet) list() []Fault {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	out := make([]Fault, len(fs.faults))
+	for i, f := range fs.faults {
+		out[i] = f.Fault
+		if f.Times > 0 {
+			out[i].Times = f.Times - f.used
+		}
+	}
+	return out
+}
+
+// match returns the fault that applies to the request, if any, counting
+// it as used.
+func (fs *faultSet) match(method, p string) (Fault, bool) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for i, f := range fs.faults {
+		if f.Method != "" && f.Method != method {
+			continue
+		}
+		if f.Path != "" {
+			if ok, _ := path.Match(f.Path, p); !ok {
+				continue
+			}
+		}
+		if f.Probability > 0 && f.Probability < 1 && fs.rng.Float64() >= f.Probability {
+			continue
+		}
+		f.used++
+		out := f.Fault
+		if f.Times > 0 && f.used >= f.Times {
+			fs.faults = append(fs.faults[:i], fs.faults[i+1:]...)
+		}
+		return out, true
+	}
+	return Fault{}, false
+}
+
+// apply carries out a fault; it reports whether the request was answered
+// (or dropped), so that the real handler must not run.
+func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault) bool {
+	if f.Delay > 0 {
+		select {
+		case <-time.After(f.Delay):
+		case <-r.Context().Done():
+			return true
+		case <-s.closing:
+			return true
+		}
+	}
+	switch {
+	case f.Drop:
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				return true
+			}
+		}
+		panic(http.ErrAbortHandler)
+	case f.Status != 0:
+		e := &apiError{status: f.Status, code: f.Code, message: f.Message}
+		if f.RetryAfter > 0 {
+			e.retryAfter = strconv.Itoa(f.RetryAfterSeconds)
+		}
+		writeError(w, e)
+		return true
+	}
+	return false
+}

@@ -1,0 +1,84 @@
+package mockserver
+
+import (
+	crand "crypto/rand"
+	"math/rand/v2"
+	"sync"
+)
+
+// idAlphabet is lower-case base32 without the letters easily misread.
+const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// idGen makes the server's IDs: a prefix and 20 characters of base32, 100
+// bits of randomness from crypto/rand, or from a seeded generator for
+// tests that need the same IDs on every run.
+type idGen struct {
+	mu  sync.Mutex
+	rng *rand.Rand // nil: crypto/rand
+}
+
+func newIDGen(seed *uint64) *idGen {
+	g := &idGen{}
+	if seed != nil {
+		g.rng = rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15))
+	}
+	return g
+}
+
+// next returns prefix followed by 20 random characters.
+func (g *idGen) next(prefix string) string {
+	var raw [20]byte
+	if g.rng != nil {
+		g.mu.Lock()
+		for i := range raw {
+			raw[i] = byte(g.rng.UintN(32))
+		}
+		g.mu.Unlock()
+	} else {
+		_, _ = crand.Read(raw[:])
+	}
+	b := make([]byte, 0, len(prefix)+len(raw))
+	b = append(b, prefix...)
+	for _, r := range raw {
+		b = append(b, idAlphabet[r&31])
+	}
+	return string(b)
+}
+
+// uuid returns a random version 4 UUID, for generated API keys.
+func newUUID() string {
+	var b [16]byte
+	_, _ = crand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, 36)
+	for i, x := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out = append(out, '-')
+		}
+		out = append(out, hex[x>>4], hex[x&15])
+	}
+	return string(out)
+}
+
+// isUUID reports whether s is a well-formed UUID in its 36-character form.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,148 @@
+package mockserver
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Option configures a Server.
+type Option func(*config)
+
+type config struct {
+	apiKey           string
+	analysisDuration time.Duration
+	manual           bool
+	clock            Clock
+	idSeed           *uint64
+	faultSeed        *uint64
+	workflows        []Workflow
+	seed             *Seed
+	multiTenant      bool
+	maxTenants       int
+	maxJSONBody      int64
+	maxUpload        int64
+	recordSize       int
+	logger           *slog.Logger
+	analyzer         Analyzer
+}
+
+// Defaults of the server's options.
+const (
+	DefaultAnalysisDuration = 3 * time.Second
+	DefaultMaxJSONBody      = 1 << 20
+	DefaultMaxUploadSize    = 32 << 20
+	DefaultRecordSize       = 1000
+	defaultMaxTenants       = 10000
+)
+
+func defaultConfig() config {
+	return config{
+		analysisDuration: DefaultAnalysisDuration,
+		clock:            realClock{},
+		workflows:        []Workflow{DefaultWorkflow()},
+		maxTenants:       defaultMaxTenants,
+		maxJSONBody:      DefaultMaxJSONBody,
+		maxUpload:        DefaultMaxUploadSize,
+		recordSize:       DefaultRecordSize,
+	}
+}
+
+func (c *config) validate() error {
+	switch {
+	case c.analysisDuration < 0:
+		return fmt.Errorf("analysis duration %v is negative", c.analysisDuration)
+	case c.maxJSONBody <= 0:
+		return fmt.Errorf("JSON body limit %d must be positive", c.maxJSONBody)
+	case c.maxUpload <= 0:
+		return fmt.Errorf("upload limit %d must be positive", c.maxUpload)
+	case c.recordSize < 0:
+		return fmt.Errorf("request record size %d is negative", c.recordSize)
+	case c.clock == nil:
+		return fmt.Errorf("nil clock")
+	}
+	for _, w := range c.workflows {
+		if err := w.validate(); err != nil {
+			return fmt.Errorf("workflow %s: %w", w.ID, err)
+		}
+	}
+	return nil
+}
+
+// WithAPIKey sets the API key the server accepts. Default: a random UUID,
+// in Server.APIKey.
+func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
+
+// WithAnalysisDuration sets how long an analysis takes from start to
+// completed: pending for the first tenth, processing for the rest. Zero
+// completes it at once. Default 3s.
+func WithAnalysisDuration(d time.Duration) Option {
+	return func(c *config) { c.analysisDuration = d }
+}
+
+// WithManualAnalyses makes analyses wait in pending until the test moves
+// them with StartProcessing, CompleteAnalysis or FailAnalysis, so that
+// tests of polling code are exact and fast.
+func WithManualAnalyses() Option { return func(c *config) { c.manual = true } }
+
+// WithClock sets the server's clock, such as a *FakeClock that the test
+// advances by hand. Timestamps, analysis durations and long-poll timeouts
+// all follow it.
+func WithClock(clock Clock) Option { return func(c *config) { c.clock = clock } }
+
+// WithIDSeed makes the server's IDs deterministic: the same seed and the
+// same sequence of requests give the same IDs, so that golden files can
+// hold whole responses.
+func WithIDSeed(seed uint64) Option { return func(c *config) { c.idSeed = &seed } }
+
+// WithFaultSeed makes the draws of faults injected with a Probability
+// deterministic.
+func WithFaultSeed(seed uint64) Option { return func(c *config) { c.faultSeed = &seed } }
+
+// WithWorkflows adds workflows to the default one (a workflow with the ID
+// DefaultWorkflowID replaces it).
+func WithWorkflows(ws ...Workflow) Option {
+	return func(c *config) {
+		for _, w := range ws {
+			replaced := false
+			for i := range c.workflows {
+				if c.workflows[i].ID == w.ID {
+					c.workflows[i] = w.clone()
+					replaced = true
+				}
+			}
+			if !replaced {
+				c.workflows = append(c.workflows, w.clone())
+			}
+		}
+	}
+}
+
+// WithSeed loads workflows, profiles, folders and items at start, as the
+// binary's -seed file does.
+func WithSeed(seed *Seed) Option { return func(c *config) { c.seed = seed } }
+
+// WithMultiTenant makes the server accept any well-formed UUID as an API
+// key, each with its own namespace (profiles, items, analyses, faults and
+// request record), so that parallel test suites can share one server.
+func WithMultiTenant() Option { return func(c *config) { c.multiTenant = true } }
+
+// WithMaxJSONBody sets the largest JSON request body, in bytes; a larger
+// one gets 413 PAYLOAD_TOO_LARGE. Default 1 MiB.
+func WithMaxJSONBody(n int64) Option { return func(c *config) { c.maxJSONBody = n } }
+
+// WithMaxUploadSize sets the largest multipart upload, in bytes; a larger
+// one gets 413 PAYLOAD_TOO_LARGE. Default 32 MiB.
+func WithMaxUploadSize(n int64) Option { return func(c *config) { c.maxUpload = n } }
+
+// WithRequestRecordSize sets how many requests each namespace keeps in its
+// record (the newest); 0 keeps none. Default 1000.
+func WithRequestRecordSize(n int) Option { return func(c *config) { c.recordSize = n } }
+
+// WithLogger logs every request (method, path, status, duration) to l.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithAnalyzer replaces the analysis engine for a test: fn receives the
+// analysis's input and returns its result, or an error that fails the
+// analysis with the error's text.
+func WithAnalyzer(fn Analyzer) Option { return func(c *config) { c.analyzer = fn } }

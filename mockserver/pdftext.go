@@ -1,0 +1,140 @@
+package mockserver
+
+import (
+	"bytes"
+	"compress/zlib"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// streamPattern finds a PDF's streams with their dictionaries.
+var streamPattern = regexp.MustCompile(`(?s)<<(.{0,400}?)>>\s*stream\r?\n`)
+
+// pdfText reads the text of a text-based PDF: the strings shown by the Tj,
+// TJ, ' and " operators of its content streams, inflated where they are
+// Flate-encoded, with a line break at each text-positioning operator. It
+// reads simple-font PDFs as most tools write them; a PDF whose text is
+// drawn with glyph IDs or as images gives no text, and counts as
+// unreadable.
+func pdfText(data []byte) (string, bool) {
+	if !bytes.HasPrefix(data, []byte("%PDF-")) {
+		return "", false
+	}
+	var out strings.Builder
+	for _, loc := range streamPattern.FindAllSubmatchIndex(data, -1) {
+		dict := data[loc[2]:loc[3]]
+		start := loc[1]
+		end := bytes.Index(data[start:], []byte("endstream"))
+		if end < 0 {
+			break
+		}
+		raw := data[start : start+end]
+		if bytes.Contains(dict, []byte("/FlateDecode")) {
+			zr, err := zlib.NewReader(bytes.NewReader(raw))
+			if err != nil {
+				continue
+			}
+			inflated, err := io.ReadAll(io.LimitReader(zr, 16<<20))
+			if err != nil && len(inflated) == 0 {
+				continue
+			}
+			raw = inflated
+		} else if bytes.Contains(dict, []byte("/Filter")) {
+			continue // another filter: images and the like
+		}
+		showText(raw, &out)
+	}
+	text := strings.TrimSpace(out.String())
+	return text, text != ""
+}
+
+// showText appends the text that a content stream shows.
+func showText(content []byte, out *strings.Builder) {
+	var pending []string // strings since the last operator
+	for i := 0; i < len(content); {
+		c := content[i]
+		switch {
+		case c == '(':
+			s, n := pdfString(content[i:])
+			pending = append(pending, s)
+			i += n
+		case c == '%':
+			for i < len(content) && content[i] != '\n' && content[i] != '\r' {
+				i++
+			}
+		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '\'' || c == '"' || c == '*':
+			j := i
+			for j < len(content) && (content[j] >= 'A' && content[j] <= 'Z' || content[j] >= 'a' && content[j] <= 'z' || content[j] == '*' || content[j] == '\'' || content[j] == '"') {
+				j++
+			}
+			switch op := string(content[i:j]); op {
+			case "Tj", "TJ":
+				out.WriteString(strings.Join(pending, ""))
+			case "'", "\"":
+				out.WriteString("\n")
+				out.WriteString(strings.Join(pending, ""))
+			case "Td", "TD", "T*", "ET":
+				if out.Len() > 0 && !strings.HasSuffix(out.String(), "\n") {
+					out.WriteString("\n")
+				}
+			}
+			pending = pending[:0]
+			i = j
+		default:
+			i++
+		}
+	}
+}
+
+// pdfString decodes a literal string starting at b[0] == '(' and returns it
+// with the number of bytes it took.
+func pdfString(b []byte) (string, int) {
+	var s strings.Builder
+	depth := 0
+	i := 0
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '(':
+			if depth > 0 {
+				s.WriteByte(c)
+			}
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return s.String(), i + 1
+			}
+			s.WriteByte(c)
+		case c == '\\' && i+1 < len(b):
+			i++
+			switch e := b[i]; e {
+			case 'n':
+				s.WriteByte('\n')
+			case 'r':
+				s.WriteByte('\r')
+			case 't':
+				s.WriteByte('\t')
+			case 'b', 'f':
+			case '\r', '\n':
+			default:
+				if e >= '0' && e <= '7' {
+					v, k := 0, 0
+					for k < 3 && i+k < len(b) && b[i+k] >= '0' && b[i+k] <= '7' {
+						v = v*8 + int(b[i+k]-'0')
+						k++
+					}
+					s.WriteByte(byte(v))
+					i += k - 1
+				} else {
+					s.WriteByte(e)
+				}
+			}
+		default:
+			s.WriteByte(c)
+		}
+		i++
+	}
+	return s.String(), len(b)
+}

@@ -1,0 +1,142 @@
+package mockserver
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// RecordedRequest is a request the server received, as the request record
+// keeps it.
+type RecordedRequest struct {
+	Time   time.Time `json:"time"`
+	Method string    `json:"method"`
+	// Path is the path as sent, escaped.
+	Path  string     `json:"path"`
+	Query url.Values `json:"query,omitempty"`
+	// Header holds the request's headers, with x-api-key redacted.
+	Header http.Header `json:"header"`
+	// Body holds the first 64 KiB of the body as the handler read it.
+	Body []byte `json:"body,omitempty"`
+	// BodyTruncated reports that the body was longer than what is kept.
+	BodyTruncated bool `json:"bodyTruncated,omitempty"`
+	// Status is the status of the answer; 0 for a dropped connection.
+	Status int `json:"status"`
+}
+
+// maxRecordedBody is how much of a body the record keeps.
+const maxRecordedBody = 64 << 10
+
+// redacted stands in for the API key in recorded headers.
+const redacted = "[REDACTED]"
+
+// requestRing keeps the newest requests, up to its size.
+type requestRing struct {
+	mu   sync.Mutex
+	buf  []RecordedRequest
+	next int
+	full bool
+}
+
+func newRequestRing(size int) *requestRing {
+	return &requestRing{buf: make([]RecordedRequest, size)}
+}
+
+func (r *requestRing) add(rec RecordedRequest) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.buf) == 0 {
+		return
+	}
+	r.buf[r.next] = rec
+	r.next = (r.next + 1) % len(r.buf)
+	if r.next == 0 {
+		r.full = true
+	}
+}
+
+// all returns the kept requests, oldest first.
+func (r *requestRing) all() []RecordedRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []RecordedRequest
+	if r.full {
+		out = append(out, r.buf[r.next:]...)
+	}
+	out = append(out, r.buf[:r.next]...)
+	return out
+}
+
+func (r *requestRing) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.buf)
+	r.next, r.full = 0, false
+}
+
+// bodyTap keeps a copy of what the handler reads of a body.
+type bodyTap struct {
+	io.ReadCloser
+	buf       bytes.Buffer
+	truncated bool
+}
+
+func (t *bodyTap) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	if n > 0 {
+		room := maxRecordedBody - t.buf.Len()
+		if room >= n {
+			t.buf.Write(p[:n])
+		} else {
+			if room > 0 {
+				t.buf.Write(p[:room])
+			}
+			t.truncated = true
+		}
+	}
+	return n, err
+}
+
+// statusWriter remembers the status of the answer.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush passes flushes through, for streamed answers.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Hijack passes hijacking through, for injected dropped connections.
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := w.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, http.ErrNotSupported
+	}
+	return hj.Hijack()
+}

@@ -1,0 +1,249 @@
+package mockserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/profilesvc/profilesvc-go"
+)
+
+// Server is a running mock of the service on a loopback port, or a handler
+// for the caller to serve (Handler). Its embedded *Tenant is the test kit
+// for the server's own API key.
+type Server struct {
+	// URL is the server's base URL, such as "http://127.0.0.1:53211", with
+	// no trailing slash; empty for a server made with NewHandler.
+	URL string
+	// APIKey is the key the server accepts: the one given by WithAPIKey, or
+	// a random UUID.
+	APIKey string
+
+	*Tenant
+
+	cfg     config
+	ids     *idGen
+	clock   Clock
+	handler http.Handler
+
+	tenantsMu sync.Mutex
+	tenants   map[string]*Tenant // multi-tenant: by API key
+
+	closing   chan struct{} // closed by Close: long polls end
+	closeOnce sync.Once
+	httpSrv   *http.Server
+	listener  net.Listener
+	serveDone chan struct{}
+}
+
+// New starts a server on a loopback port, configured by opts. It panics if
+// no port can be had, as httptest.NewServer does; use Start for an error.
+// Close it when done.
+func New(opts ...Option) *Server {
+	s, err := Start("127.0.0.1:0", opts...)
+	if err != nil {
+		panic(fmt.Sprintf("mockserver: %v", err))
+	}
+	return s
+}
+
+// NewTest starts a server for a test and closes it when the test ends.
+func NewTest(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s, err := Start("127.0.0.1:0", opts...)
+	if err != nil {
+		t.Fatalf("mockserver: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server listening on addr ("127.0.0.1:8080"; port 0 picks
+// a free port), as the profilesvc-mock binary does.
+func Start(addr string, opts ...Option) (*Server, error) {
+	s, err := newServer(opts)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		s.stopAll()
+		return nil, fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	s.listener = ln
+	s.URL = "http://" + ln.Addr().String()
+	s.httpSrv = &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		WriteTimeout:      time.Minute, // long polls extend their own
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          nil,
+	}
+	if s.cfg.logger != nil {
+		s.httpSrv.ErrorLog = slog.NewLogLogger(s.cfg.logger.Handler(), slog.LevelWarn)
+	}
+	s.serveDone = make(chan struct{})
+	go func() {
+		defer close(s.serveDone)
+		_ = s.httpSrv.Serve(ln)
+	}()
+	return s, nil
+}
+
+// NewHandler returns a server that does not listen: serve its Handler
+// yourself. Close still stops its analyses and long polls.
+func NewHandler(opts ...Option) (*Server, error) {
+	return newServer(opts)
+}
+
+func newServer(opts []Option) (*Server, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:     cfg,
+		clock:   cfg.clock,
+		closing: make(chan struct{}),
+		tenants: map[string]*Tenant{},
+	}
+	s.ids = newIDGen(cfg.idSeed)
+	s.APIKey = cfg.apiKey
+	if s.APIKey == "" {
+		s.APIKey = newUUID()
+	}
+	s.Tenant = s.newTenant()
+	if cfg.multiTenant {
+		s.tenants[strings.ToLower(s.APIKey)] = s.Tenant
+	}
+	if cfg.seed != nil {
+		if err := s.Tenant.LoadSeed(cfg.seed); err != nil {
+			return nil, fmt.Errorf("loading the seed: %w", err)
+		}
+	}
+	s.handler = s.buildHandler()
+	return s, nil
+}
+
+// Handler returns the server's http.Handler, for callers who serve it
+// themselves.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Client returns an SDK client pointed at the server with its API key;
+// opts are applied after those two.
+func (s *Server) Client(opts ...profilesvc.Option) *profilesvc.Client {
+	all := append([]profilesvc.Option{profilesvc.WithBaseURL(s.URL), profilesvc.WithAPIKey(s.APIKey)}, opts...)
+	c, err := profilesvc.NewClient(all...)
+	if err != nil {
+		panic(fmt.Sprintf("mockserver: Client: %v", err))
+	}
+	return c
+}
+
+// Close stops the server: it ends long polls at once, stops running
+// analyses, and waits for the requests under way to finish. It is safe to
+// call more than once.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		if s.httpSrv != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			if err := s.httpSrv.Shutdown(ctx); err != nil {
+				_ = s.httpSrv.Close()
+			}
+			cancel()
+			<-s.serveDone
+		}
+		s.stopAll()
+	})
+}
+
+// Shutdown stops the server gracefully within ctx, as http.Server.Shutdown:
+// no new connections, long polls answered at once, requests under way
+// finished.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		if s.httpSrv != nil {
+			err = s.httpSrv.Shutdown(ctx)
+			if err != nil {
+				_ = s.httpSrv.Close()
+			}
+			<-s.serveDone
+		}
+		s.stopAll()
+	})
+	return err
+}
+
+// stopAll stops every tenant's analysis timers.
+func (s *Server) stopAll() {
+	for _, t := range s.allTenants() {
+		t.stopTimers()
+	}
+}
+
+func (s *Server) allTenants() []*Tenant {
+	s.tenantsMu.Lock()
+	defer s.tenantsMu.Unlock()
+	out := []*Tenant{s.Tenant}
+	for _, t := range s.tenants {
+		if t != s.Tenant {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// TenantOf returns the namespace of an API key: on a multi-tenant server any
+// well-formed UUID has its own, made on first use; otherwise only the
+// server's own key has one. It returns nil for a key the server would
+// refuse.
+func (s *Server) TenantOf(apiKey string) *Tenant {
+	if subtle.ConstantTimeCompare([]byte(apiKey), []byte(s.APIKey)) == 1 {
+		return s.Tenant
+	}
+	if !s.cfg.multiTenant || !isUUID(apiKey) {
+		return nil
+	}
+	key := strings.ToLower(apiKey)
+	s.tenantsMu.Lock()
+	defer s.tenantsMu.Unlock()
+	if t, ok := s.tenants[key]; ok {
+		return t
+	}
+	if len(s.tenants) >= s.cfg.maxTenants {
+		return nil
+	}
+	t := s.newTenant()
+	s.tenants[key] = t
+	return t
+}
+
+func (s *Server) newTenant() *Tenant {
+	return &Tenant{
+		srv:    s,
+		st:     newState(s.cfg.workflows),
+		faults: newFaultSet(s.cfg.faultSeed),
+		record: newRequestRing(s.cfg.recordSize),
+	}
+}
+
+// errServerClosed ends long polls when the server closes.
+var errServerClosed = errors.New("server closed")
