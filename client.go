@@ -151,7 +151,9 @@ func NewClient(opts ...Option) (*Client, error) {
 	}
 	base, err := parseBaseURL(cfg.baseURL)
 	if err != nil {
-		return nil, err
+		// An address can hold a secret (user info, a query): never repeat
+		// the key in the error.
+		return nil, errors.New(maskSecret(err.Error(), cfg.apiKey))
 	}
 
 	c := &Client{
@@ -224,7 +226,7 @@ func parseBaseURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("profilesvc: base URL %q has no host", raw)
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("profilesvc: base URL %q: user info, query and fragment are not allowed", raw)
+		return nil, fmt.Errorf("profilesvc: base URL %s://%s: user info, a query and a fragment are not allowed", u.Scheme, u.Host)
 	}
 	p := strings.TrimRight(u.Path, "/")
 	p = strings.TrimSuffix(p, "/v1")
@@ -410,6 +412,7 @@ func (c *Client) send(ctx context.Context, r *request, opts []RequestOption) (*h
 	}
 
 	rt := &retrier{
+		secret:      c.apiKey,
 		method:      r.method,
 		path:        r.path,
 		maxRetries:  retries,
@@ -443,7 +446,7 @@ func (c *Client) send(ctx context.Context, r *request, opts []RequestOption) (*h
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer closeBody(resp.Body)
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		e := newAPIError(resp.StatusCode, resp.Header, body)
+		e := newAPIError(resp.StatusCode, resp.Header, body, c.apiKey)
 		e.Method, e.Path, e.Attempts = r.method, r.path, rt.attempts
 		return nil, e
 	}
@@ -478,12 +481,6 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any, opt
 	if method == "" {
 		return errors.New("profilesvc: Do: empty method")
 	}
-	if !strings.HasPrefix(path, "/") {
-		path = "/" + path
-	}
-	if !strings.HasPrefix(path, "/v1/") && path != "/v1" {
-		path = "/v1" + path
-	}
 	r := &request{method: strings.ToUpper(method)}
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		q, err := url.ParseQuery(path[i+1:])
@@ -491,6 +488,12 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any, opt
 			return fmt.Errorf("profilesvc: Do: query of %q: %w", path, err)
 		}
 		r.query, path = q, path[:i]
+	}
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	if !strings.HasPrefix(path, "/v1/") && path != "/v1" {
+		path = "/v1" + path
 	}
 	r.path = path
 	switch b := body.(type) {
@@ -520,4 +523,12 @@ func jsonBytes(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// maskSecret replaces every occurrence of secret in s.
+func maskSecret(s, secret string) string {
+	if secret == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, secret, "[REDACTED]")
 }

@@ -163,7 +163,8 @@ type APIError struct {
 	// Message is the body's message or, for a body that was not the
 	// service's error JSON, a description of what came back.
 	Message string
-	// Body is the raw response body, at most 64 KiB of it.
+	// Body is the raw response body, at most 64 KiB of it, with the API
+	// key masked should the server have echoed it.
 	Body []byte
 	// RequestID is the value of the answer's request ID header
 	// (X-Request-Id), if the service sent one.
@@ -230,8 +231,13 @@ type errorEnvelope struct {
 
 // newAPIError builds an *APIError from an answer's status, headers and
 // body. A body that is not the service's error JSON (an HTML page from a
-// proxy, an empty body) still gives a useful message.
-func newAPIError(status int, header http.Header, body []byte) *APIError {
+// proxy, an empty body) still gives a useful message. Any occurrence of
+// secret (the API key, should a server echo it) is masked in the message
+// and the body.
+func newAPIError(status int, header http.Header, body []byte, secret string) *APIError {
+	if secret != "" {
+		body = bytes.ReplaceAll(body, []byte(secret), []byte("[REDACTED]"))
+	}
 	e := &APIError{
 		StatusCode: status,
 		Body:       body,

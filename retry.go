@@ -156,6 +156,7 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 // hooks: check decides and computes the wait, backoff hands it over, and
 // lastResponse keeps the final answer so that its typed error is returned.
 type retrier struct {
+	secret           string // the API key, masked in errors read from answers
 	method, path     string
 	idempotent       bool
 	maxRetries       int
@@ -196,7 +197,7 @@ func (r *retrier) check(ctx context.Context, resp *http.Response, err error) (bo
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		_ = resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(body))
-		apiErr := newAPIError(resp.StatusCode, resp.Header, body)
+		apiErr := newAPIError(resp.StatusCode, resp.Header, body, r.secret)
 		apiErr.Method, apiErr.Path, apiErr.Attempts = r.method, r.path, r.attempts
 		failure = apiErr
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
