@@ -27,6 +27,11 @@ func withAttemptTimeout(ctx context.Context, d time.Duration) context.Context {
 // errAttemptTimeout is the cause of an attempt that ran out of time.
 var errAttemptTimeout = errors.New("request attempt timed out")
 
+// ErrRequestTimeout is matched by the error of a request whose attempts
+// ran out of their own time limit (WithRequestTimeout, WithTimeout) while
+// the caller's context still had time.
+var ErrRequestTimeout = errors.New("profilesvc: request timed out")
+
 // attemptTransport gives each attempt its own deadline, in place of an
 // http.Client.Timeout that would apply one limit to every request alike
 // and cut long polls short. The deadline covers the answer's body too: it
@@ -45,7 +50,9 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if err != nil {
 		cancel()
 		if context.Cause(ctx) == errAttemptTimeout && req.Context().Err() == nil {
-			return nil, fmt.Errorf("%w after %v: %w", errAttemptTimeout, d, err)
+			// Not wrapped: the caller's context did not run out, so the
+			// error must not match context.DeadlineExceeded.
+			return nil, fmt.Errorf("%w after %v (%v)", ErrRequestTimeout, d, err)
 		}
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
@@ -155,6 +156,35 @@ type uploadSource struct {
 	start  int64
 	size   int64 // -1 when unknown
 	read   atomic.Bool
+
+	mu      sync.Mutex
+	current *attemptReader // the seekable source's reader of the latest attempt
+}
+
+// attemptReader reads the source for one attempt, until the next attempt
+// ends it; Read and end exclude each other.
+type attemptReader struct {
+	mu    sync.Mutex
+	r     io.Reader
+	ended bool
+}
+
+var errAttemptOver = errors.New("a newer attempt of the request is sending the body")
+
+func (a *attemptReader) Read(p []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ended {
+		return 0, errAttemptOver
+	}
+	return a.r.Read(p)
+}
+
+// end stops the reader, waiting for a Read under way to return.
+func (a *attemptReader) end() {
+	a.mu.Lock()
+	a.ended = true
+	a.mu.Unlock()
 }
 
 func newUploadSource(r io.Reader, size int64) (*uploadSource, error) {
@@ -189,10 +219,19 @@ var errBodyConsumed = errors.New("the upload's reader cannot be rewound, so it c
 
 func (s *uploadSource) open() (io.Reader, error) {
 	if s.seeker != nil {
+		// The transport may still be reading the previous attempt's body
+		// after that attempt got its answer: end that reader first, so that
+		// the rewind below cannot race with it.
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.current != nil {
+			s.current.end()
+		}
 		if _, err := s.seeker.Seek(s.start, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("rewinding the upload: %w", err)
 		}
-		return s.r, nil
+		s.current = &attemptReader{r: s.r}
+		return s.current, nil
 	}
 	if s.read.Load() {
 		return nil, errBodyConsumed

@@ -60,7 +60,10 @@ func (c *Client) WaitForAnalysis(ctx context.Context, analysisID string, opts *W
 		started := time.Now()
 		a, err := c.GetAnalysis(ctx, analysisID, &GetAnalysisParams{WaitForReport: true, Timeout: hold}, reqOpts...)
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+			// The context ended, or a retry's wait would pass its deadline;
+			// a poll that ran out of its own time limit is only transient.
+			var passDeadline *deadlineError
+			if ctx.Err() != nil || errors.As(err, &passDeadline) {
 				return last, waitError(analysisID, last, err)
 			}
 			if !transient(err) {

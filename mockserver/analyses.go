@@ -183,7 +183,13 @@ func (rec *analysisRec) encodedLocked() []byte {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(&rec.a); err != nil {
+		var v any = &rec.a
+		if rec.a.Status == profilesvc.AnalysisCompleted {
+			v = completedView{Analysis: &rec.a, ExtractionStatus: rec.a.ExtractionStatus, RawActionResults: rec.a.RawActionResults,
+				AgentAuditLog: rec.a.AgentAuditLog, Findings: rec.a.Findings, Recommendations: rec.a.Recommendations,
+				TargetItems: rec.a.TargetItems}
+		}
+		if err := enc.Encode(v); err != nil {
 			return nil
 		}
 		rec.encoded = buf.Bytes()
@@ -192,14 +198,9 @@ func (rec *analysisRec) encodedLocked() []byte {
 }
 
 func (t *Tenant) handleGetAnalysis(w http.ResponseWriter, r *http.Request) *apiError {
-	values := r.URL.Query()
-	for k, v := range values {
-		if k != "waitForReport" && k != "timeoutSeconds" {
-			return validation("unknown query parameter %q", k)
-		}
-		if len(v) > 1 {
-			return validation("query parameter %q is given more than once", k)
-		}
+	values, e := queryValues(r, "waitForReport", "timeoutSeconds")
+	if e != nil {
+		return e
 	}
 	wait := false
 	if values.Has("waitForReport") {
@@ -284,11 +285,11 @@ func (t *Tenant) handleDeleteAnalysis(w http.ResponseWriter, r *http.Request) *a
 }
 
 func (t *Tenant) handleListAnalyses(w http.ResponseWriter, r *http.Request) *apiError {
-	q, e := parseListQuery(r, false)
+	pid := pathVar(r, "profileId")
+	q, e := t.srv.parseListQuery(r, "analyses:"+pid, false)
 	if e != nil {
 		return e
 	}
-	pid := pathVar(r, "profileId")
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.st.profiles[pid]
@@ -303,7 +304,7 @@ func (t *Tenant) handleListAnalyses(w http.ResponseWriter, r *http.Request) *api
 			v: json.RawMessage(bytes.TrimSpace(rec.encodedLocked())),
 		})
 	}
-	items, next := paginate(entries, q)
+	items, next := paginate(entries, q, t.srv.encodeCursor)
 	writeJSON(w, http.StatusOK, newPage(items, next))
 	return nil
 }
@@ -318,4 +319,16 @@ func quoteList(ids []string) string {
 		b.WriteString(strconv.Quote(id))
 	}
 	return b.String()
+}
+
+// completedView renders a completed analysis with every result field
+// present, even when empty: the SDK's type leaves empty ones out.
+type completedView struct {
+	*profilesvc.Analysis
+	ExtractionStatus map[string]profilesvc.ExtractionStatus `json:"extractionStatus"`
+	RawActionResults map[string]profilesvc.RawActionResult  `json:"rawActionResults"`
+	AgentAuditLog    []profilesvc.AuditLogEntry             `json:"agentAuditLog"`
+	Findings         []profilesvc.Finding                   `json:"findings"`
+	Recommendations  []profilesvc.Recommendation            `json:"recommendations"`
+	TargetItems      []profilesvc.TargetItem                `json:"targetItems"`
 }

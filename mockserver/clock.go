@@ -54,8 +54,14 @@ func (c *FakeClock) Now() time.Time {
 	return c.now
 }
 
-// AfterFunc schedules f to run when the clock has been advanced by d.
+// AfterFunc schedules f to run when the clock has been advanced by d; with
+// d of zero or less, f runs at once in its own goroutine, as with
+// time.AfterFunc.
 func (c *FakeClock) AfterFunc(d time.Duration, f func()) func() bool {
+	if d <= 0 {
+		go f()
+		return func() bool { return false }
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seq++

@@ -73,6 +73,15 @@ func (t *Tenant) analysisInputLocked(p *profileRec, items []*itemRec, options, c
 	if w := t.st.workflows[p.workflowID]; w != nil {
 		in.Workflow = w.clone()
 	}
+	// A workflow without a schema or a policy of its own runs with the
+	// default one's.
+	def := DefaultWorkflow()
+	if len(in.Workflow.OutputSchema) == 0 {
+		in.Workflow.OutputSchema = def.OutputSchema
+	}
+	if len(in.Workflow.Policy) == 0 {
+		in.Workflow.Policy = def.Policy
+	}
 	for _, it := range items {
 		text, readable := it.text, true
 		if it.typ == profilesvc.ItemFile {
@@ -207,6 +216,7 @@ func (t *Tenant) finish(analysisID string, failMsg *string) error {
 		rec.notifyLocked()
 		return nil
 	}
+	res.normalize()
 	if res.ProcessingTimeMs > 0 {
 		a.ProcessingTimeMs = res.ProcessingTimeMs
 	}
@@ -309,4 +319,48 @@ func schemaProperties(schema json.RawMessage) (map[string]json.RawMessage, []str
 	}
 	sort.Strings(keys)
 	return s.Properties, keys
+}
+
+// normalize gives every part of a result its empty value rather than null,
+// so that a completed analysis always has all of them, whatever analyzer
+// made it.
+func (r *AnalysisResult) normalize() {
+	if r.RiskAssessment.RiskFactors == nil {
+		r.RiskAssessment.RiskFactors = []string{}
+	}
+	if r.RiskAssessment.RiskLevel == "" {
+		r.RiskAssessment.RiskLevel = riskLevel(r.RiskAssessment.RiskScore)
+	}
+	if len(r.ExtractedData) == 0 || string(r.ExtractedData) == "null" {
+		r.ExtractedData = json.RawMessage("{}")
+	}
+	if len(r.OutputSchema) == 0 || string(r.OutputSchema) == "null" {
+		r.OutputSchema = json.RawMessage("{}")
+	}
+	if r.ExtractionStatus == nil {
+		r.ExtractionStatus = map[string]profilesvc.ExtractionStatus{}
+	}
+	if r.RawActionResults == nil {
+		r.RawActionResults = map[string]profilesvc.RawActionResult{}
+	}
+	if r.AgentAuditLog == nil {
+		r.AgentAuditLog = []profilesvc.AuditLogEntry{}
+	}
+	if r.Findings == nil {
+		r.Findings = []profilesvc.Finding{}
+	}
+	if r.Recommendations == nil {
+		r.Recommendations = []profilesvc.Recommendation{}
+	}
+	if r.SystemMetadata.CompletedWorkIDs == nil {
+		r.SystemMetadata.CompletedWorkIDs = []int{}
+	}
+	if r.SystemMetadata.WorkflowHistory == nil {
+		r.SystemMetadata.WorkflowHistory = []profilesvc.WorkflowHistoryEntry{}
+	}
+	for i := range r.AgentAuditLog {
+		if r.AgentAuditLog[i].TargetItemIDs == nil {
+			r.AgentAuditLog[i].TargetItemIDs = []string{}
+		}
+	}
 }

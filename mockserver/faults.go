@@ -48,7 +48,23 @@ type Fault struct {
 	DelayMs           int `json:"delayMs,omitempty"`
 }
 
+// Bounds of a fault's waits.
+const (
+	maxFaultRetryAfter = 24 * time.Hour
+	maxFaultDelay      = 10 * time.Minute
+)
+
 func (f *Fault) normalize() error {
+	switch {
+	case f.RetryAfterSeconds < 0 || f.RetryAfterSeconds > int(maxFaultRetryAfter/time.Second):
+		return fmt.Errorf("field \"retryAfterSeconds\" must be 0 to %d, got %d", int(maxFaultRetryAfter/time.Second), f.RetryAfterSeconds)
+	case f.DelayMs < 0 || f.DelayMs > int(maxFaultDelay/time.Millisecond):
+		return fmt.Errorf("field \"delayMs\" must be 0 to %d, got %d", int(maxFaultDelay/time.Millisecond), f.DelayMs)
+	case f.RetryAfter < 0 || f.RetryAfter > maxFaultRetryAfter:
+		return fmt.Errorf("RetryAfter must be 0 to %v, got %v", maxFaultRetryAfter, f.RetryAfter)
+	case f.Delay < 0 || f.Delay > maxFaultDelay:
+		return fmt.Errorf("Delay must be 0 to %v, got %v", maxFaultDelay, f.Delay)
+	}
 	if f.RetryAfter == 0 && f.RetryAfterSeconds > 0 {
 		f.RetryAfter = time.Duration(f.RetryAfterSeconds) * time.Second
 	}
@@ -69,10 +85,6 @@ func (f *Fault) normalize() error {
 		return fmt.Errorf("field \"times\" must not be negative, got %d", f.Times)
 	case f.Probability < 0 || f.Probability > 1:
 		return fmt.Errorf("field \"probability\" must be between 0 and 1, got %v", f.Probability)
-	case f.Delay < 0 || f.Delay > 10*time.Minute:
-		return fmt.Errorf("field \"delayMs\" must be 0 to 600000, got %d", f.DelayMs)
-	case f.RetryAfter < 0:
-		return fmt.Errorf("field \"retryAfterSeconds\" must not be negative")
 	}
 	if f.Path != "" {
 		if _, err := path.Match(f.Path, "/"); err != nil {

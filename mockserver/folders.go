@@ -35,11 +35,11 @@ func (t *Tenant) folderWithItems(f *folderRec) folderWithItems {
 }
 
 func (t *Tenant) handleListFolders(w http.ResponseWriter, r *http.Request) *apiError {
-	q, e := parseListQuery(r, true)
+	pid := pathVar(r, "profileId")
+	q, e := t.srv.parseListQuery(r, "folders:"+pid, true)
 	if e != nil {
 		return e
 	}
-	pid := pathVar(r, "profileId")
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.st.profiles[pid]
@@ -56,7 +56,7 @@ func (t *Tenant) handleListFolders(w http.ResponseWriter, r *http.Request) *apiE
 			key: sortKey(q.sort, f.name, f.createdAt, f.updatedAt), id: f.id, v: t.folderView(f),
 		})
 	}
-	items, next := paginate(entries, q)
+	items, next := paginate(entries, q, t.srv.encodeCursor)
 	writeJSON(w, http.StatusOK, newPage(items, next))
 	return nil
 }

@@ -8,8 +8,12 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/profilesvc/profilesvc-go"
 )
@@ -127,6 +131,9 @@ func unmarshalStrict(body []byte, v any) *apiError {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return validation("the request body is empty: a JSON object is required")
 	}
+	if e := checkExactKeys(body, reflect.TypeOf(v), ""); e != nil {
+		return e
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -184,7 +191,9 @@ func jsonTypeName(kind string) string {
 		return "an array"
 	case "bool":
 		return "a boolean"
-	case "int", "int64", "int32", "uint", "uint64", "float64", "float32":
+	case "int", "int64", "int32", "uint", "uint64":
+		return "a whole number"
+	case "float64", "float32":
 		return "a number"
 	}
 	return "of another type"
@@ -204,4 +213,82 @@ func (o *opt[T]) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	return json.Unmarshal(b, &o.value)
+}
+
+// queryValues parses the request's query strictly: a malformed escape is
+// an error rather than a silently dropped parameter, and so is a parameter
+// not in allowed or given twice.
+func queryValues(r *http.Request, allowed ...string) (url.Values, *apiError) {
+	values, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, validation("the query string is malformed: %v", err)
+	}
+	for _, k := range sortedKeys(values) {
+		if !slices.Contains(allowed, k) {
+			return nil, validation("unknown query parameter %q", k)
+		}
+		if len(values[k]) > 1 {
+			return nil, validation("query parameter %q is given more than once", k)
+		}
+	}
+	return values, nil
+}
+
+// checkExactKeys refuses an object key that matches none of the JSON names
+// of t's fields exactly: encoding/json would accept "Name" for "name", and
+// a client relying on that would fail on a stricter service. It walks
+// nested structs and lists of structs.
+func checkExactKeys(raw json.RawMessage, t reflect.Type, path string) *apiError {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Struct && strings.HasPrefix(t.Name(), "opt[") {
+		f, _ := t.FieldByName("value")
+		t = f.Type
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nil
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return nil // the decoder reports the type
+		}
+		for i, it := range items {
+			if e := checkExactKeys(it, t.Elem(), fmt.Sprintf("%s[%d].", strings.TrimSuffix(path, "."), i)); e != nil {
+				return e
+			}
+		}
+	case reflect.Struct:
+		if t == reflect.TypeOf(time.Time{}) {
+			return nil
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil {
+			return nil
+		}
+		fields := map[string]reflect.Type{}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" || !f.IsExported() && name == "" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			fields[name] = f.Type
+		}
+		for _, k := range sortedKeys(obj) {
+			ft, ok := fields[k]
+			if !ok {
+				return validation("unknown field %q in the request body", path+k)
+			}
+			if e := checkExactKeys(obj[k], ft, path+k+"."); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
 }

@@ -250,8 +250,8 @@ func (t *Tenant) Requests() []RecordedRequest { return t.record.all() }
 func (t *Tenant) ClearRequests() { t.record.reset() }
 
 // Reset empties the tenant: profiles, folders, items, analyses, faults and
-// the request record go, workflows return to the server's own, and long
-// polls under way answer 404.
+// the request record go, workflows return to the server's own (those of
+// WithWorkflows and WithSeed), and long polls under way answer 404.
 func (t *Tenant) Reset() {
 	t.mu.Lock()
 	for _, rec := range t.st.analyses {
@@ -261,7 +261,7 @@ func (t *Tenant) Reset() {
 		rec.timers = nil
 		rec.notifyLocked()
 	}
-	t.st = newState(t.srv.cfg.workflows)
+	t.st = newState(t.srv.cfg.allWorkflows())
 	t.mu.Unlock()
 	t.faults.clear()
 	t.record.reset()

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -14,6 +16,7 @@ import (
 // listQuery is a parsed listing request: search, sort, order, limit and
 // cursor.
 type listQuery struct {
+	scope  string // the listing: kind and owner ID
 	search string
 	sort   string // name, createdAt or updatedAt
 	order  string // asc or desc
@@ -22,10 +25,12 @@ type listQuery struct {
 }
 
 // cursor is the position after which the next page starts, with the
-// listing it belongs to. It is sent as base64url JSON: opaque to clients,
-// and stable while entries are added or deleted, since it names a position
-// in the order rather than an offset.
+// listing it belongs to. It is sent as base64url JSON followed by an HMAC
+// of it under the server's key: opaque to clients, refused when forged or
+// used on another listing, and stable while entries are added or deleted,
+// since it names a position in the order rather than an offset.
 type cursor struct {
+	Scope  string `json:"l"` // the listing: kind and owner ID
 	Sort   string `json:"s"`
 	Order  string `json:"o"`
 	Search string `json:"q,omitempty"`
@@ -33,22 +38,38 @@ type cursor struct {
 	ID     string `json:"i"`
 }
 
-func (c cursor) encode() string {
+func (s *Server) encodeCursor(c cursor) string {
 	b, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(b)
+	mac := hmac.New(sha256.New, s.cursorKey)
+	mac.Write(b)
+	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:16])
 }
 
-func decodeCursor(s string) (*cursor, error) {
-	if len(s) > 2048 {
+func (s *Server) decodeCursor(v, scope string) (*cursor, error) {
+	errForeign := fmt.Errorf("it is not a cursor this server made for this listing")
+	if len(v) > 2048 {
 		return nil, fmt.Errorf("it is too long")
 	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("it is not a cursor this server made")
+	body, sig, ok := strings.Cut(v, ".")
+	if !ok {
+		return nil, errForeign
+	}
+	b, err1 := base64.RawURLEncoding.DecodeString(body)
+	got, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if err1 != nil || err2 != nil {
+		return nil, errForeign
+	}
+	mac := hmac.New(sha256.New, s.cursorKey)
+	mac.Write(b)
+	if !hmac.Equal(got, mac.Sum(nil)[:16]) {
+		return nil, errForeign
 	}
 	var c cursor
 	if err := json.Unmarshal(b, &c); err != nil || c.ID == "" || !validSort(c.Sort) || !validOrder(c.Order) {
-		return nil, fmt.Errorf("it is not a cursor this server made")
+		return nil, errForeign
+	}
+	if c.Scope != scope {
+		return nil, errForeign
 	}
 	return &c, nil
 }
@@ -59,20 +80,15 @@ func validOrder(s string) bool { return s == "asc" || s == "desc" }
 // parseListQuery reads and checks a listing's query. searchable says
 // whether search and sort apply (they do not to analyses, which are listed
 // newest first).
-func parseListQuery(r *http.Request, searchable bool) (listQuery, *apiError) {
-	q := listQuery{sort: "createdAt", order: "desc", limit: 10}
-	allowed := map[string]bool{"limit": true, "cursor": true}
+func (s *Server) parseListQuery(r *http.Request, scope string, searchable bool) (listQuery, *apiError) {
+	q := listQuery{scope: scope, sort: "createdAt", order: "desc", limit: 10}
+	allowed := []string{"limit", "cursor"}
 	if searchable {
-		allowed["search"], allowed["sort"], allowed["order"] = true, true, true
+		allowed = append(allowed, "search", "sort", "order")
 	}
-	values := r.URL.Query()
-	for _, k := range sortedKeys(values) {
-		if !allowed[k] {
-			return q, validation("unknown query parameter %q", k)
-		}
-		if len(values[k]) > 1 {
-			return q, validation("query parameter %q is given more than once", k)
-		}
+	values, e := queryValues(r, allowed...)
+	if e != nil {
+		return q, e
 	}
 	if v := values.Get("search"); v != "" {
 		if len(v) > 255 {
@@ -101,7 +117,7 @@ func parseListQuery(r *http.Request, searchable bool) (listQuery, *apiError) {
 		q.limit = n
 	}
 	if values.Has("cursor") {
-		c, err := decodeCursor(values.Get("cursor"))
+		c, err := s.decodeCursor(values.Get("cursor"), scope)
 		if err != nil {
 			return q, validation("query parameter \"cursor\" is not valid: %v", err)
 		}
@@ -135,7 +151,7 @@ type keyed[T any] struct {
 
 // paginate orders the entries by (key, id), in q.order, and returns the
 // page after q.after with the cursor of the next page, or nil on the last.
-func paginate[T any](entries []keyed[T], q listQuery) ([]T, *string) {
+func paginate[T any](entries []keyed[T], q listQuery, encode func(cursor) string) ([]T, *string) {
 	less := func(a, b keyed[T]) bool {
 		if a.key != b.key {
 			return a.key < b.key
@@ -167,7 +183,7 @@ func paginate[T any](entries []keyed[T], q listQuery) ([]T, *string) {
 		return out, nil
 	}
 	last := entries[end-1]
-	next := cursor{Sort: q.sort, Order: q.order, Search: q.search, Key: last.key, ID: last.id}.encode()
+	next := encode(cursor{Scope: q.scope, Sort: q.sort, Order: q.order, Search: q.search, Key: last.key, ID: last.id})
 	return out, &next
 }
 

@@ -146,3 +146,13 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // analysis's input and returns its result, or an error that fails the
 // analysis with the error's text.
 func WithAnalyzer(fn Analyzer) Option { return func(c *config) { c.analyzer = fn } }
+
+// allWorkflows returns the workflows a tenant starts with: the default one,
+// those of WithWorkflows and those of the seed.
+func (c *config) allWorkflows() []Workflow {
+	out := append([]Workflow(nil), c.workflows...)
+	if c.seed != nil {
+		out = append(out, c.seed.Workflows...)
+	}
+	return out
+}

@@ -217,11 +217,11 @@ func (t *Tenant) deleteProfileLocked(p *profileRec) {
 }
 
 func (t *Tenant) handleListProfiles(w http.ResponseWriter, r *http.Request) *apiError {
-	q, e := parseListQuery(r, true)
+	wid := pathVar(r, "workflowId")
+	q, e := t.srv.parseListQuery(r, "profiles:"+wid, true)
 	if e != nil {
 		return e
 	}
-	wid := pathVar(r, "workflowId")
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.st.workflows[wid] == nil {
@@ -236,7 +236,7 @@ func (t *Tenant) handleListProfiles(w http.ResponseWriter, r *http.Request) *api
 			key: sortKey(q.sort, p.name, p.createdAt, p.updatedAt), id: p.id, v: t.profileView(p, false),
 		})
 	}
-	items, next := paginate(entries, q)
+	items, next := paginate(entries, q, t.srv.encodeCursor)
 	writeJSON(w, http.StatusOK, newPage(items, next))
 	return nil
 }

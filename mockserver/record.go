@@ -21,7 +21,7 @@ type RecordedRequest struct {
 	Query url.Values `json:"query,omitempty"`
 	// Header holds the request's headers, with x-api-key redacted.
 	Header http.Header `json:"header"`
-	// Body holds the first 64 KiB of the body as the handler read it.
+	// Body holds the first 64 KiB of the body the client sent.
 	Body []byte `json:"body,omitempty"`
 	// BodyTruncated reports that the body was longer than what is kept.
 	BodyTruncated bool `json:"bodyTruncated,omitempty"`
@@ -84,10 +84,14 @@ type bodyTap struct {
 	io.ReadCloser
 	buf       bytes.Buffer
 	truncated bool
+	done      bool // the body has been read to its end, or failed
 }
 
 func (t *bodyTap) Read(p []byte) (int, error) {
 	n, err := t.ReadCloser.Read(p)
+	if err != nil {
+		t.done = true
+	}
 	if n > 0 {
 		room := maxRecordedBody - t.buf.Len()
 		if room >= n {
@@ -100,6 +104,17 @@ func (t *bodyTap) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// finish reads what the handler left of the body, up to what the record
+// keeps, so that the record shows what the client sent even when it was
+// answered without being read (a fault, a 401, an unknown route).
+func (t *bodyTap) finish() {
+	if t.done || t.truncated {
+		return
+	}
+	room := int64(maxRecordedBody - t.buf.Len())
+	_, _ = io.Copy(io.Discard, io.LimitReader(t, room+1))
 }
 
 // statusWriter remembers the status of the answer.

@@ -13,14 +13,9 @@ import (
 // (locale, raw data) is rendered once, cached with the analysis, and
 // deleted with it.
 func (t *Tenant) handleReport(w http.ResponseWriter, r *http.Request) *apiError {
-	values := r.URL.Query()
-	for k, v := range values {
-		if k != "locale" && k != "includeRawData" {
-			return validation("unknown query parameter %q", k)
-		}
-		if len(v) > 1 {
-			return validation("query parameter %q is given more than once", k)
-		}
+	values, e := queryValues(r, "locale", "includeRawData")
+	if e != nil {
+		return e
 	}
 	variant := reportVariant{locale: "en"}
 	if values.Has("locale") {

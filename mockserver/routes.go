@@ -149,6 +149,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					rec.Status = 0
 				}
 				if tap != nil {
+					if p == nil {
+						tap.finish()
+					}
 					rec.Body = append([]byte(nil), tap.buf.Bytes()...)
 					rec.BodyTruncated = tap.truncated
 				}

@@ -85,7 +85,7 @@ func LoadSeedFile(path string) (*Seed, error) {
 				if err != nil {
 					return nil, fmt.Errorf("%s: item %q: %w", path, items[ii].Name, err)
 				}
-				items[ii].Data = b
+				items[ii].Data, items[ii].Path = b, ""
 				if items[ii].Name == "" {
 					items[ii].Name = filepath.Base(p)
 				}
@@ -201,6 +201,9 @@ func (t *Tenant) addItemLocked(f *folderRec, spec SeedItem) (*itemRec, *apiError
 			return nil, e
 		}
 	case profilesvc.ItemFile:
+		if spec.Path != "" {
+			return nil, validation("field \"path\" is read by LoadSeedFile only: give the file's bytes in \"data\"")
+		}
 		data = spec.Data
 	default:
 		return nil, validation("field \"type\" must be text, json or file, not %q", spec.Type)

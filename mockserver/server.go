@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -29,10 +30,11 @@ type Server struct {
 
 	*Tenant
 
-	cfg     config
-	ids     *idGen
-	clock   Clock
-	handler http.Handler
+	cfg       config
+	ids       *idGen
+	cursorKey []byte // signs listing cursors
+	clock     Clock
+	handler   http.Handler
 
 	tenantsMu sync.Mutex
 	tenants   map[string]*Tenant // multi-tenant: by API key
@@ -40,6 +42,8 @@ type Server struct {
 	closing   chan struct{} // closed by Close: long polls end
 	closeOnce sync.Once
 	httpSrv   *http.Server
+	connsMu   sync.Mutex
+	conns     map[net.Conn]http.ConnState // open connections, for Close
 	listener  net.Listener
 	serveDone chan struct{}
 }
@@ -79,7 +83,8 @@ func Start(addr string, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("listening on %s: %w", addr, err)
 	}
 	s.listener = ln
-	s.URL = "http://" + ln.Addr().String()
+	s.URL = "http://" + dialableAddr(ln.Addr())
+	s.conns = map[net.Conn]http.ConnState{}
 	s.httpSrv = &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -87,7 +92,7 @@ func Start(addr string, opts ...Option) (*Server, error) {
 		WriteTimeout:      time.Minute, // long polls extend their own
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
+		ConnState:         s.trackConn,
 	}
 	if s.cfg.logger != nil {
 		s.httpSrv.ErrorLog = slog.NewLogLogger(s.cfg.logger.Handler(), slog.LevelWarn)
@@ -123,6 +128,7 @@ func newServer(opts []Option) (*Server, error) {
 		tenants: map[string]*Tenant{},
 	}
 	s.ids = newIDGen(cfg.idSeed)
+	s.cursorKey = []byte(s.ids.next("cursor-key-"))
 	s.APIKey = cfg.apiKey
 	if s.APIKey == "" {
 		s.APIKey = newUUID()
@@ -156,32 +162,41 @@ func (s *Server) Client(opts ...profilesvc.Option) *profilesvc.Client {
 }
 
 // Close stops the server: it ends long polls at once, stops running
-// analyses, and waits for the requests under way to finish. It is safe to
-// call more than once.
+// analyses, closes connections that are idle or have sent nothing yet, and
+// waits for the requests under way to finish. It is safe to call more than
+// once.
 func (s *Server) Close() {
-	s.closeOnce.Do(func() {
-		close(s.closing)
-		if s.httpSrv != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if err := s.httpSrv.Shutdown(ctx); err != nil {
-				_ = s.httpSrv.Close()
-			}
-			cancel()
-			<-s.serveDone
-		}
-		s.stopAll()
-	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = s.Shutdown(ctx)
 }
 
-// Shutdown stops the server gracefully within ctx, as http.Server.Shutdown:
+// Shutdown stops the server gracefully within ctx, as http.Server.Shutdown
+// does, but without waiting for connections that have not sent a request:
 // no new connections, long polls answered at once, requests under way
-// finished.
+// finished. When ctx ends first, the remaining connections are closed.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	s.closeOnce.Do(func() {
 		close(s.closing)
 		if s.httpSrv != nil {
-			err = s.httpSrv.Shutdown(ctx)
+			s.httpSrv.SetKeepAlivesEnabled(false)
+			done := make(chan error, 1)
+			go func() { done <- s.httpSrv.Shutdown(ctx) }()
+			// http.Server.Shutdown leaves a connection that has sent
+			// nothing for five seconds; close those, and idle ones, now
+			// and as they appear until the requests under way are done.
+			tick := time.NewTicker(10 * time.Millisecond)
+		wait:
+			for {
+				s.closeQuietConns()
+				select {
+				case err = <-done:
+					break wait
+				case <-tick.C:
+				}
+			}
+			tick.Stop()
 			if err != nil {
 				_ = s.httpSrv.Close()
 			}
@@ -190,6 +205,41 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.stopAll()
 	})
 	return err
+}
+
+// trackConn follows the state of every connection, for Shutdown.
+func (s *Server) trackConn(c net.Conn, state http.ConnState) {
+	s.connsMu.Lock()
+	defer s.connsMu.Unlock()
+	switch state {
+	case http.StateHijacked, http.StateClosed:
+		delete(s.conns, c)
+	default:
+		s.conns[c] = state
+	}
+}
+
+// closeQuietConns closes the connections that are idle or have not sent a
+// request yet.
+func (s *Server) closeQuietConns() {
+	s.connsMu.Lock()
+	defer s.connsMu.Unlock()
+	for c, st := range s.conns {
+		if st == http.StateNew || st == http.StateIdle {
+			_ = c.Close()
+			delete(s.conns, c)
+		}
+	}
+}
+
+// dialableAddr turns a listener's address into one a client can dial: an
+// unspecified host (":0", "0.0.0.0", "[::]") becomes the loopback address.
+func dialableAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
 }
 
 // stopAll stops every tenant's analysis timers.
@@ -239,7 +289,7 @@ func (s *Server) TenantOf(apiKey string) *Tenant {
 func (s *Server) newTenant() *Tenant {
 	return &Tenant{
 		srv:    s,
-		st:     newState(s.cfg.workflows),
+		st:     newState(s.cfg.allWorkflows()),
 		faults: newFaultSet(s.cfg.faultSeed),
 		record: newRequestRing(s.cfg.recordSize),
 	}

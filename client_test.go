@@ -1,0 +1,637 @@
+package profilesvc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// clientTestAnalysisJSON is a small completed analysis with its report.
+const clientTestAnalysisJSON = `{"id":"analysis_1","profileId":"pf_1","folderId":null,"engineId":null,"playbookId":"PB-1","engine":null,"status":"completed","processingTimeMs":10,"verificationStatus":"pending_review","error":null,"options":null,"clientMetadata":null,"primaryReportId":"rpt_1","requestedAt":"2025-01-01T00:00:00Z","completedAt":"2025-01-01T00:01:00Z","createdAt":"2025-01-01T00:00:00Z"}`
+
+// clientTestClearEnv empties the variables NewClient reads, so that the
+// machine's own settings cannot leak into a test.
+func clientTestClearEnv(t *testing.T) {
+	t.Helper()
+	t.Setenv(EnvAPIKey, "")
+	t.Setenv(EnvBaseURL, "")
+}
+
+// clientTestSleep waits for d or until the request is abandoned.
+func clientTestSleep(r *http.Request, d time.Duration) {
+	select {
+	case <-r.Context().Done():
+	case <-time.After(d):
+	}
+}
+
+func TestNewClient_EnvDefaults(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
+	t.Setenv(EnvAPIKey, "env-key-1234")
+	t.Setenv(EnvBaseURL, srv.URL+"/v1/")
+
+	c, err := NewClient()
+	tRequire.NoError(t, err)
+	tAssert.Equal(t, srv.URL, c.BaseURL())
+	_, err = c.GetProfile(context.Background(), "pf_1")
+	tRequire.NoError(t, err)
+
+	reqs := srv.requests()
+	tRequire.Len(t, reqs, 1)
+	tAssert.Equal(t, "env-key-1234", reqs[0].Header.Get("x-api-key"))
+	tAssert.Equal(t, "/v1/profiles/pf_1", reqs[0].Path)
+}
+
+func TestNewClient_OptionsWinOverEnv(t *testing.T) {
+	envSrv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
+	optSrv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
+	t.Setenv(EnvAPIKey, "env-key")
+	t.Setenv(EnvBaseURL, envSrv.URL)
+
+	tests := []struct {
+		name     string
+		opts     []Option
+		wantSrv  *testServer
+		wantKey  string
+		otherSrv *testServer
+	}{
+		{"both options", []Option{WithAPIKey("option-key"), WithBaseURL(optSrv.URL)}, optSrv, "option-key", envSrv},
+		{"key option, env URL", []Option{WithAPIKey("option-key")}, envSrv, "option-key", optSrv},
+		{"URL option, env key", []Option{WithBaseURL(optSrv.URL)}, optSrv, "env-key", envSrv},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			beforeWant, beforeOther := len(tt.wantSrv.requests()), len(tt.otherSrv.requests())
+			c, err := NewClient(tt.opts...)
+			tRequire.NoError(t, err)
+			_, err = c.GetProfile(context.Background(), "pf_1")
+			tRequire.NoError(t, err)
+			reqs := tt.wantSrv.requests()
+			tRequire.Len(t, reqs, beforeWant+1)
+			tAssert.Equal(t, tt.wantKey, reqs[len(reqs)-1].Header.Get("x-api-key"))
+			tAssert.Len(t, tt.otherSrv.requests(), beforeOther)
+		})
+	}
+}
+
+func TestNewClient_MissingKeyOrURL(t *testing.T) {
+	tests := []struct {
+		name    string
+		envKey  string
+		envURL  string
+		opts    []Option
+		wantErr string
+	}{
+		{"nothing at all", "", "", nil, EnvAPIKey},
+		{"no key", "", "https://api.example.com", nil, EnvAPIKey},
+		{"no key with URL option", "", "", []Option{WithBaseURL("https://api.example.com")}, EnvAPIKey},
+		{"blank key", "   ", "https://api.example.com", nil, EnvAPIKey},
+		{"no URL", "key", "", nil, EnvBaseURL},
+		{"no URL with key option", "", "", []Option{WithAPIKey("key")}, EnvBaseURL},
+		{"blank URL", "key", "  ", nil, EnvBaseURL},
+		{"key with a line break", "", "https://api.example.com", []Option{WithAPIKey("abc\r\nX-Evil: 1")}, "line break"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(EnvAPIKey, tt.envKey)
+			t.Setenv(EnvBaseURL, tt.envURL)
+			c, err := NewClient(tt.opts...)
+			tRequire.Error(t, err)
+			tAssert.Nil(t, c)
+			tAssert.Contains(t, err.Error(), tt.wantErr)
+		})
+	}
+}
+
+func TestNewClient_BaseURLForms(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
+	tests := []struct {
+		suffix   string
+		wantPath string
+		wantBase string
+	}{
+		{"", "/v1/profiles/pf_1", ""},
+		{"/", "/v1/profiles/pf_1", ""},
+		{"/v1", "/v1/profiles/pf_1", ""},
+		{"/v1/", "/v1/profiles/pf_1", ""},
+		{"/prefix", "/prefix/v1/profiles/pf_1", "/prefix"},
+		{"/prefix/", "/prefix/v1/profiles/pf_1", "/prefix"},
+		{"/prefix/v1", "/prefix/v1/profiles/pf_1", "/prefix"},
+		{"/prefix/v1/", "/prefix/v1/profiles/pf_1", "/prefix"},
+		{"/a/b/v1/", "/a/b/v1/profiles/pf_1", "/a/b"},
+	}
+	for _, tt := range tests {
+		t.Run("base"+tt.suffix, func(t *testing.T) {
+			before := len(srv.requests())
+			c := srv.client(t, WithBaseURL(srv.URL+tt.suffix))
+			tAssert.Equal(t, srv.URL+tt.wantBase, c.BaseURL())
+			_, err := c.GetProfile(context.Background(), "pf_1")
+			tRequire.NoError(t, err)
+			reqs := srv.requests()
+			tRequire.Len(t, reqs, before+1)
+			tAssert.Equal(t, tt.wantPath, reqs[len(reqs)-1].Path)
+		})
+	}
+}
+
+func TestNewClient_BadBaseURL(t *testing.T) {
+	tests := []struct {
+		name string
+		url  string
+	}{
+		{"no scheme", "api.example.com"},
+		{"no scheme with path", "api.example.com/v1"},
+		{"ftp", "ftp://api.example.com"},
+		{"file", "file:///etc/passwd"},
+		{"no host", "http://"},
+		{"no host with path", "https:///v1"},
+		{"with query", "https://api.example.com/v1?x=1"},
+		{"with fragment", "https://api.example.com/#top"},
+		{"with user info", "https://user:pass@api.example.com"},
+		{"unparsable", "://api.example.com"},
+		{"bad port", "http://api.example.com:port"},
+		{"control character", "http://api.example.com/\x7f"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clientTestClearEnv(t)
+			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(tt.url))
+			tRequire.Error(t, err)
+			tAssert.Nil(t, c)
+			tAssert.Contains(t, err.Error(), "base URL")
+			tAssert.NotContains(t, err.Error(), testAPIKey)
+		})
+	}
+}
+
+func TestNewClient_BadNumbers(t *testing.T) {
+	tests := []struct {
+		name    string
+		opt     Option
+		wantErr bool
+	}{
+		{"negative retries", WithMaxRetries(-1), true},
+		{"zero retries", WithMaxRetries(0), false},
+		{"negative request timeout", WithRequestTimeout(-time.Nanosecond), true},
+		{"zero request timeout", WithRequestTimeout(0), false},
+		{"zero min wait", WithRetryWait(0, time.Second), true},
+		{"negative min wait", WithRetryWait(-time.Millisecond, time.Second), true},
+		{"negative max wait", WithRetryWait(time.Millisecond, -time.Second), true},
+		{"min above max", WithRetryWait(2*time.Second, time.Second), true},
+		{"zero max wait", WithRetryWait(time.Second, 0), true},
+		{"min equals max", WithRetryWait(time.Second, time.Second), false},
+		{"sane waits", WithRetryWait(100*time.Millisecond, 10*time.Second), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("https://api.example.com"), tt.opt)
+			if tt.wantErr {
+				tAssert.Error(t, err)
+				tAssert.Nil(t, c)
+				if err != nil {
+					tAssert.True(t, strings.HasPrefix(err.Error(), "profilesvc: "), "error %q", err)
+				}
+			} else {
+				tAssert.NoError(t, err)
+				tAssert.NotNil(t, c)
+			}
+		})
+	}
+}
+
+func TestNewClient_UserAgent(t *testing.T) {
+	sdkUA := "profilesvc-go/" + Version + " go/" + strings.TrimPrefix(runtime.Version(), "go")
+	tests := []struct {
+		name string
+		opts []Option
+		want string
+	}{
+		{"default", nil, sdkUA},
+		{"caller's product first", []Option{WithUserAgent("myapp/1.2")}, "myapp/1.2 " + sdkUA},
+		{"empty is ignored", []Option{WithUserAgent("")}, sdkUA},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
+			_, err := srv.client(t, tt.opts...).GetProfile(context.Background(), "pf_1")
+			tRequire.NoError(t, err)
+			tAssert.Equal(t, tt.want, srv.requests()[0].Header.Get("User-Agent"))
+		})
+	}
+}
+
+func TestNewClient_WithHTTPClientTransport(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
+	counter := &retryTestCountingTransport{base: http.DefaultTransport}
+	hc := &http.Client{Transport: counter, Timeout: 7 * time.Second}
+	c := srv.client(t, WithHTTPClient(hc))
+	_, err := c.GetProfile(context.Background(), "pf_1")
+	tRequire.NoError(t, err)
+	_, err = c.CreateProfile(context.Background(), "wf_1", CreateProfileParams{Name: "Jane"})
+	tRequire.NoError(t, err)
+	tAssert.Equal(t, int32(2), counter.n.Load(), "every request goes through the given transport")
+	tAssert.Len(t, srv.requests(), 2)
+
+	// The caller's client is not changed.
+	tAssert.Equal(t, http.RoundTripper(counter), hc.Transport)
+	tAssert.Equal(t, 7*time.Second, hc.Timeout)
+	tAssert.Nil(t, hc.CheckRedirect)
+}
+
+func TestNewClient_WithHTTPClientTimeoutIsPerRequest(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		clientTestSleep(r, 300*time.Millisecond)
+		if strings.HasPrefix(r.URL.Path, "/v1/analyses/") {
+			respond(w, http.StatusOK, clientTestAnalysisJSON)
+			return
+		}
+		respond(w, http.StatusOK, retryTestProfileJSON)
+	})
+
+	t.Run("timeout bounds an ordinary request", func(t *testing.T) {
+		c := srv.client(t, WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}), WithMaxRetries(0))
+		_, err := c.GetProfile(context.Background(), "pf_1")
+		tRequire.Error(t, err)
+		tAssert.Contains(t, err.Error(), "timed out")
+	})
+	t.Run("timeout does not cut a long poll", func(t *testing.T) {
+		c := srv.client(t, WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}), WithMaxRetries(0))
+		a, err := c.GetAnalysis(context.Background(), "analysis_1", &GetAnalysisParams{WaitForReport: true, Timeout: 10 * time.Second})
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, AnalysisCompleted, a.Status)
+	})
+	t.Run("WithRequestTimeout wins over the client's timeout", func(t *testing.T) {
+		c := srv.client(t, WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}), WithRequestTimeout(5*time.Second), WithMaxRetries(0))
+		_, err := c.GetProfile(context.Background(), "pf_1")
+		tRequire.NoError(t, err)
+	})
+}
+
+func TestNewClient_RedirectToOtherHostNotFollowed(t *testing.T) {
+	other := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
+	tests := []struct {
+		name   string
+		status int
+		call   retryTestCall
+	}{
+		{"302 on GET", http.StatusFound, retryTestIdempotentCalls[0]},
+		{"301 on GET", http.StatusMovedPermanently, retryTestIdempotentCalls[0]},
+		{"307 on POST", http.StatusTemporaryRedirect, retryTestPostCalls[0]},
+		{"308 on PATCH", http.StatusPermanentRedirect, retryTestIdempotentCalls[1]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, other.URL+r.URL.Path, tt.status)
+			})
+			err := tt.call.call(context.Background(), srv.client(t))
+			tRequire.Error(t, err)
+			var apiErr *APIError
+			if tAssert.ErrorAs(t, err, &apiErr) {
+				tAssert.Equal(t, tt.status, apiErr.StatusCode)
+			}
+			tAssert.Len(t, srv.requests(), 1)
+			tAssert.Empty(t, other.requests(), "the API key must never reach another host")
+		})
+	}
+}
+
+func TestNewClient_RedirectOnSameHostFollowed(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/profiles/pf_old" {
+			http.Redirect(w, r, "/v1/profiles/pf_1", http.StatusFound)
+			return
+		}
+		respond(w, http.StatusOK, retryTestProfileJSON)
+	})
+	p, err := srv.client(t).GetProfile(context.Background(), "pf_old")
+	tRequire.NoError(t, err)
+	tAssert.Equal(t, "pf_1", p.ID)
+	reqs := srv.requests()
+	tRequire.Len(t, reqs, 2)
+	tAssert.Equal(t, "/v1/profiles/pf_1", reqs[1].Path)
+	tAssert.Equal(t, testAPIKey, reqs[1].Header.Get("x-api-key"))
+}
+
+// clientTestLockedBuffer is a bytes.Buffer safe for concurrent writes.
+type clientTestLockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *clientTestLockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *clientTestLockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// clientTestLogger returns a debug-level JSON logger writing to a buffer.
+func clientTestLogger() (*slog.Logger, *clientTestLockedBuffer) {
+	buf := &clientTestLockedBuffer{}
+	return slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})), buf
+}
+
+// clientTestAssertLogLines checks that every line is JSON and that none
+// holds the key.
+func clientTestAssertLogLines(t *testing.T, logs, key string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(logs), "\n")
+	for _, line := range lines {
+		var v map[string]any
+		tAssert.NoError(t, json.Unmarshal([]byte(line), &v), "log line %q", line)
+		tAssert.NotContains(t, line, key)
+	}
+}
+
+func TestClient_APIKeyNeverLogged(t *testing.T) {
+	var flaky atomic.Int32
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/profiles/pf_ok":
+			respond(w, http.StatusOK, retryTestProfileJSON)
+		case "/v1/profiles/pf_flaky":
+			if flaky.Add(1) < 3 {
+				respondError(w, http.StatusServiceUnavailable, CodeServiceUnavailable, "busy")
+				return
+			}
+			respond(w, http.StatusOK, retryTestProfileJSON)
+		case "/v1/profiles/pf_down":
+			respondError(w, http.StatusInternalServerError, CodeInternal, "boom")
+		case "/v1/profiles/pf_drop":
+			retryTestDrop(w, r)
+		case "/v1/workflows/wf_1/profiles":
+			respondError(w, http.StatusUnauthorized, CodeUnauthorized, "invalid API key")
+		default:
+			respondError(w, http.StatusNotFound, CodeNotFound, "no route")
+		}
+	})
+	logger, buf := clientTestLogger()
+	c := srv.client(t, WithLogger(logger))
+	ctx := context.Background()
+
+	_, err := c.GetProfile(ctx, "pf_ok")
+	tAssert.NoError(t, err)
+	_, err = c.GetProfile(ctx, "pf_flaky")
+	tAssert.NoError(t, err)
+	_, err = c.GetProfile(ctx, "pf_down")
+	tAssert.Error(t, err)
+	_, err = c.GetProfile(ctx, "pf_drop")
+	tAssert.Error(t, err)
+	_, err = c.CreateProfile(ctx, "wf_1", CreateProfileParams{Name: "Jane"})
+	tAssert.ErrorIs(t, err, ErrUnauthorized)
+	_, err = c.GetProfile(ctx, "pf_missing")
+	tAssert.ErrorIs(t, err, ErrNotFound)
+
+	refused, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+retryTestClosedAddr(t)),
+		WithRetryWait(time.Millisecond, 5*time.Millisecond), WithLogger(logger))
+	tRequire.NoError(t, err)
+	_, err = refused.StartAnalysis(ctx, "pf_1", StartAnalysisParams{ItemIDs: []string{"item_1"}})
+	tAssert.Error(t, err)
+
+	logs := buf.String()
+	tRequire.NotEmpty(t, logs)
+	tAssert.Contains(t, logs, `"level":"DEBUG"`, "debug lines are written")
+	tAssert.Contains(t, logs, "retrying request", "retries are logged")
+	tAssert.Contains(t, logs, "pf_flaky")
+	tAssert.Contains(t, logs, "connection refused")
+	clientTestAssertLogLines(t, logs, testAPIKey)
+}
+
+func TestClient_APIKeyNeverLoggedWhenServerEchoesIt(t *testing.T) {
+	// A server (or a proxy) that repeats the key it got in its error
+	// message must not make the SDK's own log lines carry it.
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		respondError(w, http.StatusServiceUnavailable, CodeServiceUnavailable, "key "+r.Header.Get("x-api-key")+" is throttled")
+	})
+	logger, buf := clientTestLogger()
+	_, err := srv.client(t, WithLogger(logger), WithMaxRetries(1)).GetProfile(context.Background(), "pf_1")
+	tRequire.Error(t, err)
+	logs := buf.String()
+	tRequire.NotEmpty(t, logs)
+	clientTestAssertLogLines(t, logs, testAPIKey)
+}
+
+func TestClient_APIKeyNotInErrors(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/profiles/pf_401":
+			respondError(w, http.StatusUnauthorized, CodeUnauthorized, "invalid API key")
+		case "/v1/profiles/pf_500":
+			respondError(w, http.StatusInternalServerError, CodeInternal, "boom")
+		case "/v1/profiles/pf_slow":
+			clientTestSleep(r, time.Second)
+		case "/v1/profiles/pf_echo401":
+			respondError(w, http.StatusUnauthorized, CodeUnauthorized, "API key "+r.Header.Get("x-api-key")+" is not valid")
+		case "/v1/profiles/pf_echo503":
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "<html><body>Upstream refused key "+r.Header.Get("x-api-key")+"</body></html>")
+		default:
+			respond(w, http.StatusOK, retryTestProfileJSON)
+		}
+	})
+	c := srv.client(t)
+	refused, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+retryTestClosedAddr(t)),
+		WithRetryWait(time.Millisecond, 5*time.Millisecond))
+	tRequire.NoError(t, err)
+
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"401", func() error { _, err := c.GetProfile(context.Background(), "pf_401"); return err }},
+		{"500 after retries", func() error { _, err := c.GetProfile(context.Background(), "pf_500"); return err }},
+		{"401 echoing the key", func() error { _, err := c.GetProfile(context.Background(), "pf_echo401"); return err }},
+		{"503 page echoing the key, after retries", func() error {
+			_, err := c.GetProfile(context.Background(), "pf_echo503")
+			return err
+		}},
+		{"connection refused", func() error {
+			_, err := refused.CreateProfile(context.Background(), "wf_1", CreateProfileParams{Name: "x"})
+			return err
+		}},
+		{"invalid ID", func() error { _, err := c.GetProfile(context.Background(), ""); return err }},
+		{"attempt timeout", func() error {
+			_, err := c.GetProfile(context.Background(), "pf_slow", WithTimeout(20*time.Millisecond), WithRetries(1))
+			return err
+		}},
+		{"context deadline", func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			_, err := c.GetProfile(ctx, "pf_slow")
+			return err
+		}},
+		{"NewClient bad URL", func() error {
+			_, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("ftp://api.example.com"))
+			return err
+		}},
+		{"NewClient URL with the key as user info", func() error {
+			_, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("https://user:"+testAPIKey+"@api.example.com"))
+			return err
+		}},
+		{"NewClient URL with the key in the query", func() error {
+			_, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("https://api.example.com/v1?api_key="+testAPIKey))
+			return err
+		}},
+		{"NewClient unparsable URL holding the key", func() error {
+			_, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("https://user:"+testAPIKey+"@api.example.com:port"))
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			tRequire.Error(t, err)
+			tAssert.NotContains(t, err.Error(), testAPIKey)
+			tAssert.NotContains(t, fmt.Sprintf("%+v", err), testAPIKey)
+			var apiErr *APIError
+			if errors.As(err, &apiErr) {
+				tAssert.NotContains(t, string(apiErr.Body), testAPIKey)
+				tAssert.NotContains(t, apiErr.Message, testAPIKey)
+			}
+		})
+	}
+}
+
+func TestClient_RequestTimeoutBoundsOneAttempt(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		clientTestSleep(r, 2*time.Second)
+		respond(w, http.StatusOK, retryTestProfileJSON)
+	})
+	start := time.Now()
+	_, err := srv.client(t, WithRequestTimeout(50*time.Millisecond)).GetProfile(context.Background(), "pf_1")
+	tRequire.Error(t, err)
+	tAssert.Less(t, time.Since(start), 2*time.Second)
+	tAssert.Len(t, srv.requests(), DefaultMaxRetries+1, "a timed-out GET is retried")
+	tAssert.Contains(t, err.Error(), "after 4 attempts")
+	tAssert.Contains(t, err.Error(), "timed out")
+	tAssert.NotErrorIs(t, err, context.Canceled)
+}
+
+func TestClient_RequestTimeoutCoversTheBody(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, `{"id":"pf_1",`)
+		w.(http.Flusher).Flush()
+		clientTestSleep(r, time.Second)
+		_, _ = io.WriteString(w, `"name":"Jane"}`)
+	})
+	start := time.Now()
+	_, err := srv.client(t, WithRequestTimeout(100*time.Millisecond)).GetProfile(context.Background(), "pf_1")
+	tRequire.Error(t, err)
+	tAssert.Less(t, time.Since(start), 900*time.Millisecond)
+}
+
+func TestClient_LongPollNotCutByRequestTimeout(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		clientTestSleep(r, 200*time.Millisecond)
+		respond(w, http.StatusOK, clientTestAnalysisJSON)
+	})
+	c := srv.client(t, WithRequestTimeout(50*time.Millisecond), WithMaxRetries(0))
+
+	a, err := c.GetAnalysis(context.Background(), "analysis_1", &GetAnalysisParams{WaitForReport: true, Timeout: 10 * time.Second})
+	tRequire.NoError(t, err, "a long poll's limit is its hold plus a margin")
+	tAssert.Equal(t, "analysis_1", a.ID)
+	reqs := srv.requests()
+	tRequire.Len(t, reqs, 1)
+	tAssert.Equal(t, "true", reqs[0].Query.Get("waitForReport"))
+	tAssert.Equal(t, "10", reqs[0].Query.Get("timeoutSeconds"))
+
+	// The same request without the long poll is bound by the timeout.
+	_, err = c.GetAnalysis(context.Background(), "analysis_1", nil)
+	tAssert.Error(t, err)
+}
+
+func TestClient_RequestOptionsChangeOneCall(t *testing.T) {
+	t.Run("WithTimeout", func(t *testing.T) {
+		srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			clientTestSleep(r, 200*time.Millisecond)
+			respond(w, http.StatusOK, retryTestProfileJSON)
+		})
+		c := srv.client(t, WithMaxRetries(0))
+		_, err := c.GetProfile(context.Background(), "pf_1", WithTimeout(30*time.Millisecond))
+		tAssert.Error(t, err)
+		_, err = c.GetProfile(context.Background(), "pf_1")
+		tAssert.NoError(t, err, "the next call has the client's timeout again")
+
+		// And the other way round: a longer timeout for one call.
+		short := srv.client(t, WithMaxRetries(0), WithRequestTimeout(30*time.Millisecond))
+		_, err = short.GetProfile(context.Background(), "pf_1", WithTimeout(5*time.Second))
+		tAssert.NoError(t, err)
+		_, err = short.GetProfile(context.Background(), "pf_1")
+		tAssert.Error(t, err)
+	})
+
+	t.Run("WithRetries", func(t *testing.T) {
+		srv := newTestServer(t, retryTestStatus(http.StatusServiceUnavailable))
+		c := srv.client(t)
+		_, err := c.GetProfile(context.Background(), "pf_1", WithRetries(1))
+		tAssert.Error(t, err)
+		tAssert.Len(t, srv.requests(), 2)
+		_, err = c.GetProfile(context.Background(), "pf_1", WithRetries(0))
+		tAssert.Error(t, err)
+		tAssert.Len(t, srv.requests(), 3)
+		_, err = c.GetProfile(context.Background(), "pf_1")
+		tAssert.Error(t, err)
+		tAssert.Len(t, srv.requests(), 3+DefaultMaxRetries+1, "the next call has the client's retries again")
+
+		none := srv.client(t, WithMaxRetries(0))
+		_, err = none.GetProfile(context.Background(), "pf_1", WithRetries(2))
+		tAssert.Error(t, err)
+		tAssert.Len(t, srv.requests(), 3+DefaultMaxRetries+1+3)
+	})
+
+	t.Run("WithHeader", func(t *testing.T) {
+		srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
+		c := srv.client(t)
+		_, err := c.GetProfile(context.Background(), "pf_1", WithHeader("X-Trace-Id", "t-1"), WithHeader("X-Trace-Id", "t-2"), WithHeader("Idempotency-Key", "k"))
+		tRequire.NoError(t, err)
+		_, err = c.GetProfile(context.Background(), "pf_1")
+		tRequire.NoError(t, err)
+		reqs := srv.requests()
+		tRequire.Len(t, reqs, 2)
+		tAssert.Equal(t, []string{"t-1", "t-2"}, reqs[0].Header.Values("X-Trace-Id"))
+		tAssert.Equal(t, "k", reqs[0].Header.Get("Idempotency-Key"))
+		tAssert.Empty(t, reqs[1].Header.Values("X-Trace-Id"), "the header belongs to one call only")
+		tAssert.Empty(t, reqs[1].Header.Get("Idempotency-Key"))
+	})
+
+	t.Run("WithHeader cannot replace the API key", func(t *testing.T) {
+		srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
+		_, err := srv.client(t).GetProfile(context.Background(), "pf_1", WithHeader("X-Api-Key", "someone-else"))
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, []string{testAPIKey}, srv.requests()[0].Header.Values("x-api-key"))
+	})
+}
+
+func TestClient_InvalidIDSendsNothing(t *testing.T) {
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
+	c := srv.client(t)
+	for _, id := range []string{"", ".", ".."} {
+		t.Run(fmt.Sprintf("%q", id), func(t *testing.T) {
+			_, err := c.GetProfile(context.Background(), id)
+			tAssert.ErrorIs(t, err, ErrInvalidID)
+			var apiErr *APIError
+			tAssert.False(t, errors.As(err, &apiErr))
+		})
+	}
+	tAssert.Empty(t, srv.requests())
+}

@@ -1,0 +1,434 @@
+package profilesvc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/iotest"
+	"time"
+)
+
+// reportTestPDF returns the bytes of a fake PDF of about n bytes.
+func reportTestPDF(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n")
+	for b.Len() < n {
+		b.WriteString("0123456789abcdef\n")
+	}
+	b.WriteString("%%EOF\n")
+	return b.Bytes()
+}
+
+// reportTestServer answers every request with a PDF and the given
+// Content-Disposition (none if empty).
+func reportTestServer(t *testing.T, pdf []byte, disposition string) *testServer {
+	t.Helper()
+	return newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		if disposition != "" {
+			w.Header().Set("Content-Disposition", disposition)
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(pdf)))
+		_, _ = w.Write(pdf)
+	})
+}
+
+// reportTestCloser records whether a body was closed.
+type reportTestCloser struct {
+	io.Reader
+	closed atomic.Bool
+}
+
+func (c *reportTestCloser) Close() error {
+	c.closed.Store(true)
+	return nil
+}
+
+// reportTestDirEntries lists the names in dir.
+func reportTestDirEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	tRequire.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestDownloadReport_Streams(t *testing.T) {
+	first := reportTestPDF(32 << 10)
+	second := bytes.Repeat([]byte("second chunk\n"), 4096)
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	doRelease := func() { releaseOnce.Do(func() { close(release) }) }
+	var secondWritten atomic.Bool
+
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Header().Set("Content-Disposition", `attachment; filename="analysis_1_report.pdf"`)
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(first)
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		case <-time.After(5 * time.Second):
+		}
+		secondWritten.Store(true)
+		_, _ = w.Write(second)
+	})
+	t.Cleanup(doRelease) // before the server closes
+
+	rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", nil)
+	tRequire.NoError(t, err)
+	defer rep.Body.Close()
+	tAssert.False(t, secondWritten.Load(), "DownloadReport returned before the whole body was sent")
+
+	got := make([]byte, len(first))
+	_, err = io.ReadFull(rep.Body, got)
+	tRequire.NoError(t, err)
+	tAssert.Equal(t, first, got)
+	tAssert.False(t, secondWritten.Load(), "the first chunk was readable before the rest was sent")
+
+	doRelease()
+	rest, err := io.ReadAll(rep.Body)
+	tRequire.NoError(t, err)
+	tAssert.Equal(t, second, rest)
+	tAssert.Equal(t, int64(-1), rep.ContentLength, "a chunked answer has no known length")
+	tAssert.Equal(t, "application/pdf", rep.ContentType)
+}
+
+func TestDownloadReport_Request(t *testing.T) {
+	tests := []struct {
+		name      string
+		params    *ReportParams
+		wantQuery string
+	}{
+		{"nil params", nil, ""},
+		{"zero params", &ReportParams{}, ""},
+		{"korean with raw data", &ReportParams{Locale: LocaleKorean, IncludeRawData: true}, "includeRawData=true&locale=ko"},
+		{"english", &ReportParams{Locale: LocaleEnglish}, "locale=en"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := reportTestServer(t, reportTestPDF(100), "")
+			rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", tt.params)
+			tRequire.NoError(t, err)
+			tRequire.NoError(t, rep.Body.Close())
+			reqs := srv.requests()
+			tRequire.Len(t, reqs, 1)
+			tAssert.Equal(t, http.MethodGet, reqs[0].Method)
+			tAssert.Equal(t, "/v1/analyses/analysis_1/report", reqs[0].Path)
+			tAssert.Equal(t, "application/pdf", reqs[0].Header.Get("Accept"))
+			tAssert.Equal(t, testAPIKey, reqs[0].Header.Get("x-api-key"))
+			tAssert.Equal(t, tt.wantQuery, reqs[0].Query.Encode())
+		})
+	}
+}
+
+func TestDownloadReport_Filename(t *testing.T) {
+	const id = "analysis_42"
+	fallback := "analysis_" + id + "_report.pdf"
+	tests := []struct {
+		name        string
+		disposition string
+		want        string
+	}{
+		{"quoted", `attachment; filename="analysis_x_report.pdf"`, "analysis_x_report.pdf"},
+		{"unquoted", `attachment; filename=analysis_x_report.pdf`, "analysis_x_report.pdf"},
+		{"RFC 5987", `attachment; filename*=UTF-8''r%C3%A9sum%C3%A9%20final.pdf`, "résumé final.pdf"},
+		{"path traversal", `attachment; filename="../../etc/passwd"`, "passwd"},
+		{"encoded path traversal", `attachment; filename*=UTF-8''..%2F..%2Fetc%2Fpasswd`, "passwd"},
+		{"absolute path", `attachment; filename="/tmp/x/report.pdf"`, "report.pdf"},
+		{"windows path", `attachment; filename="..\\..\\Windows\\evil.pdf"`, "evil.pdf"},
+		{"dot dot only", `attachment; filename=".."`, fallback},
+		{"empty name", `attachment; filename=""`, fallback},
+		{"no filename", `attachment`, fallback},
+		{"inline", `inline`, fallback},
+		{"malformed", `;;;`, fallback},
+		{"missing header", "", fallback},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := reportTestServer(t, reportTestPDF(100), tt.disposition)
+			rep, err := srv.client(t).DownloadReport(context.Background(), id, nil)
+			tRequire.NoError(t, err)
+			defer rep.Body.Close()
+			tAssert.Equal(t, tt.want, rep.Filename)
+			tAssert.Equal(t, filepath.Base(rep.Filename), rep.Filename, "a base name only")
+		})
+	}
+}
+
+func TestDownloadReport_ContentTypeAndLength(t *testing.T) {
+	tests := []struct {
+		name        string
+		contentType string
+	}{
+		{"plain", "application/pdf"},
+		{"with parameter", "application/pdf; name=report.pdf"},
+		{"upper case", "Application/PDF"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pdf := reportTestPDF(5000)
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.contentType)
+				w.Header().Set("Content-Length", strconv.Itoa(len(pdf)))
+				_, _ = w.Write(pdf)
+			})
+			rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", nil)
+			tRequire.NoError(t, err)
+			defer rep.Body.Close()
+			tAssert.Equal(t, tt.contentType, rep.ContentType)
+			tAssert.Equal(t, int64(len(pdf)), rep.ContentLength)
+			got, err := io.ReadAll(rep.Body)
+			tRequire.NoError(t, err)
+			tAssert.Equal(t, pdf, got)
+		})
+	}
+}
+
+func TestDownloadReport_NotPDF(t *testing.T) {
+	tests := []struct {
+		name        string
+		contentType string
+		body        string
+	}{
+		{"html page", "text/html; charset=utf-8", "<!doctype html><html><body>Login</body></html>"},
+		{"json", "application/json", `{"id":"analysis_1","status":"completed"}`},
+		{"text with PDF bytes", "text/plain", "%PDF-1.7\nhello"},
+		{"octet stream", "application/octet-stream", "\x00\x01\x02\x03\x04\x05"},
+		{"pdf type without PDF bytes", "application/pdf", "this is not a PDF"},
+		{"pdf type with html", "application/pdf", "<html>error</html>"},
+		{"pdf type with too short body", "application/pdf", "%PD"},
+		{"pdf type with empty body", "application/pdf", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.contentType)
+				w.WriteHeader(http.StatusOK)
+				_, _ = io.WriteString(w, tt.body)
+			})
+			rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", nil)
+			tAssert.Nil(t, rep)
+			tRequire.ErrorIs(t, err, ErrNotPDF)
+			var apiErr *APIError
+			tAssert.False(t, errors.As(err, &apiErr), "a 200 answer is not an API error")
+			tAssert.Len(t, srv.requests(), 1)
+
+			dir := t.TempDir()
+			_, err = srv.client(t).SaveReport(context.Background(), "analysis_1", dir, nil)
+			tAssert.ErrorIs(t, err, ErrNotPDF)
+			tAssert.Empty(t, reportTestDirEntries(t, dir), "nothing is written for a body that is not a PDF")
+		})
+	}
+}
+
+func TestDownloadReport_ErrorAnswers(t *testing.T) {
+	tests := []struct {
+		name      string
+		status    int
+		code      string
+		sentinels []error
+	}{
+		{"not completed", http.StatusBadRequest, CodeReportNotAvailable, []error{ErrReportNotAvailable}},
+		{"unknown analysis", http.StatusNotFound, CodeAnalysisNotFound, []error{ErrAnalysisNotFound, ErrNotFound}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				respondError(w, tt.status, tt.code, "nope")
+			})
+			rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", nil)
+			tAssert.Nil(t, rep)
+			for _, s := range tt.sentinels {
+				tAssert.ErrorIs(t, err, s)
+			}
+			tAssert.NotErrorIs(t, err, ErrNotPDF)
+			var apiErr *APIError
+			if tAssert.ErrorAs(t, err, &apiErr) {
+				tAssert.Equal(t, tt.status, apiErr.StatusCode)
+				tAssert.Equal(t, tt.code, apiErr.Code)
+			}
+			tAssert.Len(t, srv.requests(), 1)
+		})
+	}
+}
+
+func TestReport_WriteTo(t *testing.T) {
+	t.Run("end to end", func(t *testing.T) {
+		pdf := reportTestPDF(200 << 10)
+		srv := reportTestServer(t, pdf, `attachment; filename="analysis_1_report.pdf"`)
+		rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", nil)
+		tRequire.NoError(t, err)
+		var buf bytes.Buffer
+		n, err := rep.WriteTo(&buf)
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, int64(len(pdf)), n)
+		tAssert.Equal(t, pdf, buf.Bytes())
+	})
+
+	t.Run("closes the body", func(t *testing.T) {
+		body := &reportTestCloser{Reader: bytes.NewReader(reportTestPDF(100))}
+		rep := &Report{Body: body, Filename: "r.pdf", ContentType: "application/pdf", ContentLength: -1}
+		_, err := rep.WriteTo(io.Discard)
+		tRequire.NoError(t, err)
+		tAssert.True(t, body.closed.Load())
+	})
+
+	t.Run("read failure", func(t *testing.T) {
+		body := &reportTestCloser{Reader: io.MultiReader(strings.NewReader("%PDF-1.7 part"), iotest.ErrReader(errors.New("connection reset")))}
+		rep := &Report{Body: body, Filename: "r.pdf"}
+		var buf bytes.Buffer
+		n, err := rep.WriteTo(&buf)
+		tAssert.ErrorContains(t, err, "connection reset")
+		tAssert.Equal(t, int64(len("%PDF-1.7 part")), n)
+		tAssert.True(t, body.closed.Load())
+	})
+}
+
+func TestReport_SaveFile(t *testing.T) {
+	pdf := reportTestPDF(64 << 10)
+	newReport := func(r io.Reader) (*Report, *reportTestCloser) {
+		body := &reportTestCloser{Reader: r}
+		return &Report{Body: body, Filename: "analysis_1_report.pdf", ContentType: "application/pdf", ContentLength: int64(len(pdf))}, body
+	}
+
+	t.Run("to a path", func(t *testing.T) {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "my.pdf")
+		rep, body := newReport(bytes.NewReader(pdf))
+		got, err := rep.SaveFile(target)
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, target, got)
+		data, err := os.ReadFile(target)
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, pdf, data)
+		tAssert.True(t, body.closed.Load())
+		tAssert.Equal(t, []string{"my.pdf"}, reportTestDirEntries(t, dir), "no temporary file is left")
+	})
+
+	t.Run("replaces an existing file", func(t *testing.T) {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "my.pdf")
+		tRequire.NoError(t, os.WriteFile(target, []byte("old"), 0o644))
+		rep, _ := newReport(bytes.NewReader(pdf))
+		_, err := rep.SaveFile(target)
+		tRequire.NoError(t, err)
+		data, err := os.ReadFile(target)
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, pdf, data)
+	})
+
+	t.Run("into a directory", func(t *testing.T) {
+		dir := t.TempDir()
+		rep, _ := newReport(bytes.NewReader(pdf))
+		got, err := rep.SaveFile(dir)
+		tRequire.NoError(t, err)
+		want := filepath.Join(dir, "analysis_1_report.pdf")
+		tAssert.Equal(t, want, got)
+		data, err := os.ReadFile(want)
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, pdf, data)
+		tAssert.Equal(t, []string{"analysis_1_report.pdf"}, reportTestDirEntries(t, dir))
+	})
+
+	t.Run("body failing midway leaves no file", func(t *testing.T) {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "my.pdf")
+		rep, body := newReport(io.MultiReader(bytes.NewReader(pdf[:10000]), iotest.ErrReader(io.ErrUnexpectedEOF)))
+		_, err := rep.SaveFile(target)
+		tRequire.Error(t, err)
+		tAssert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+		tAssert.NoFileExists(t, target)
+		tAssert.Empty(t, reportTestDirEntries(t, dir), "the partial download is removed")
+		tAssert.True(t, body.closed.Load())
+	})
+
+	t.Run("body failing midway keeps an existing file", func(t *testing.T) {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "my.pdf")
+		tRequire.NoError(t, os.WriteFile(target, []byte("previous report"), 0o644))
+		rep, _ := newReport(io.MultiReader(bytes.NewReader(pdf[:10000]), iotest.ErrReader(io.ErrUnexpectedEOF)))
+		_, err := rep.SaveFile(target)
+		tRequire.Error(t, err)
+		data, err := os.ReadFile(target)
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, "previous report", string(data))
+		tAssert.Equal(t, []string{"my.pdf"}, reportTestDirEntries(t, dir))
+	})
+
+	t.Run("missing directory", func(t *testing.T) {
+		rep, body := newReport(bytes.NewReader(pdf))
+		_, err := rep.SaveFile(filepath.Join(t.TempDir(), "no", "such", "dir", "r.pdf"))
+		tAssert.Error(t, err)
+		tAssert.True(t, body.closed.Load())
+	})
+}
+
+func TestClient_SaveReport(t *testing.T) {
+	pdf := reportTestPDF(100 << 10)
+
+	t.Run("into a directory", func(t *testing.T) {
+		srv := reportTestServer(t, pdf, `attachment; filename="analysis_7_report.pdf"`)
+		dir := t.TempDir()
+		got, err := srv.client(t).SaveReport(context.Background(), "analysis_7", dir, &ReportParams{Locale: LocaleKorean})
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, filepath.Join(dir, "analysis_7_report.pdf"), got)
+		data, err := os.ReadFile(got)
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, pdf, data)
+		tAssert.Equal(t, "ko", srv.requests()[0].Query.Get("locale"))
+	})
+
+	t.Run("to a path", func(t *testing.T) {
+		srv := reportTestServer(t, pdf, "")
+		target := filepath.Join(t.TempDir(), "out.pdf")
+		got, err := srv.client(t).SaveReport(context.Background(), "analysis_7", target, nil)
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, target, got)
+		data, err := os.ReadFile(target)
+		tRequire.NoError(t, err)
+		tAssert.Equal(t, pdf, data)
+	})
+
+	t.Run("connection lost midway leaves no file", func(t *testing.T) {
+		srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Header().Set("Content-Length", strconv.Itoa(len(pdf)))
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write(pdf[:len(pdf)/3])
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		})
+		dir := t.TempDir()
+		target := filepath.Join(dir, "out.pdf")
+		_, err := srv.client(t).SaveReport(context.Background(), "analysis_7", target, nil)
+		tRequire.Error(t, err)
+		tAssert.NoFileExists(t, target)
+		tAssert.Empty(t, reportTestDirEntries(t, dir))
+	})
+
+	t.Run("report not available", func(t *testing.T) {
+		srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			respondError(w, http.StatusBadRequest, CodeReportNotAvailable, "analysis is processing")
+		})
+		dir := t.TempDir()
+		_, err := srv.client(t).SaveReport(context.Background(), "analysis_7", dir, nil)
+		tAssert.ErrorIs(t, err, ErrReportNotAvailable)
+		tAssert.Empty(t, reportTestDirEntries(t, dir))
+	})
+}

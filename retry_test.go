@@ -1,0 +1,723 @@
+package profilesvc
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// ---- policy functions on their own ----
+
+func TestIsIdempotent(t *testing.T) {
+	tests := []struct {
+		method string
+		want   bool
+	}{
+		{http.MethodGet, true},
+		{http.MethodHead, true},
+		{http.MethodOptions, true},
+		{http.MethodPut, true},
+		{http.MethodPatch, true},
+		{http.MethodDelete, true},
+		{http.MethodPost, false},
+		{http.MethodConnect, false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method, func(t *testing.T) {
+			tAssert.Equal(t, tt.want, isIdempotent(tt.method))
+		})
+	}
+}
+
+func TestRetryableStatus(t *testing.T) {
+	idempotent := map[int]bool{
+		200: false, 201: false, 204: false, 301: false,
+		400: false, 401: false, 403: false, 404: false, 409: false, 413: false, 422: false,
+		429: true,
+		500: true, 501: false, 502: true, 503: true, 504: true, 505: false,
+	}
+	post := map[int]bool{
+		400: false, 401: false, 404: false, 409: false,
+		429: true,
+		500: false, 501: false, 502: false, 503: true, 504: false,
+	}
+	for _, method := range []string{http.MethodGet, http.MethodPatch, http.MethodDelete} {
+		for status, want := range idempotent {
+			t.Run(method+"/"+strconv.Itoa(status), func(t *testing.T) {
+				tAssert.Equal(t, want, retryableStatus(isIdempotent(method), status))
+			})
+		}
+	}
+	for status, want := range post {
+		t.Run("POST/"+strconv.Itoa(status), func(t *testing.T) {
+			tAssert.Equal(t, want, retryableStatus(isIdempotent(http.MethodPost), status))
+		})
+	}
+}
+
+// retryTestRealDialError returns the error of a dial to a port nothing
+// listens on.
+func retryTestRealDialError(t *testing.T) error {
+	t.Helper()
+	addr := retryTestClosedAddr(t)
+	_, err := http.Get("http://" + addr + "/")
+	tRequire.Error(t, err)
+	return err
+}
+
+// retryTestRealCertError returns the error of a request to a TLS server
+// whose certificate the client does not trust.
+func retryTestRealCertError(t *testing.T) error {
+	t.Helper()
+	srv := retryTestTLSServer(t)
+	_, err := (&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}).Get(srv.URL)
+	tRequire.Error(t, err)
+	return err
+}
+
+// retryTestTLSServer starts a TLS server whose handshake errors are not
+// logged.
+func retryTestTLSServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		respond(w, http.StatusOK, `{}`)
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// retryTestClosedAddr returns a local address that refuses connections.
+func retryTestClosedAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	tRequire.NoError(t, err)
+	addr := ln.Addr().String()
+	tRequire.NoError(t, ln.Close())
+	return addr
+}
+
+func TestRetryableError(t *testing.T) {
+	dial := &url.Error{Op: "Post", URL: "http://x/v1", Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
+	dns := &url.Error{Op: "Get", URL: "http://x/v1", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}}}
+	bareDNS := &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}
+	reset := &url.Error{Op: "Post", URL: "http://x/v1", Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}
+	unexpectedEOF := &url.Error{Op: "Post", URL: "http://x/v1", Err: io.ErrUnexpectedEOF}
+	attemptTimeout := fmt.Errorf("%w after 1s: %w", errAttemptTimeout, context.DeadlineExceeded)
+
+	tests := []struct {
+		name     string
+		err      error
+		wantGET  bool
+		wantPOST bool
+	}{
+		{"nil", nil, false, false},
+		{"context canceled", context.Canceled, false, false},
+		{"wrapped context canceled", &url.Error{Op: "Get", URL: "http://x", Err: context.Canceled}, false, false},
+		{"dial refused", dial, true, true},
+		{"dns failure", dns, true, true},
+		{"bare dns error", bareDNS, true, true},
+		{"real dial error", retryTestRealDialError(t), true, true},
+		{"unexpected EOF", unexpectedEOF, true, false},
+		{"bare unexpected EOF", io.ErrUnexpectedEOF, true, false},
+		{"EOF", io.EOF, true, false},
+		{"connection reset after sending", reset, true, false},
+		{"attempt timeout", attemptTimeout, true, false},
+		{"x509 unknown authority", &url.Error{Op: "Get", URL: "https://x", Err: x509.UnknownAuthorityError{}}, false, false},
+		{"x509 hostname", &url.Error{Op: "Get", URL: "https://x", Err: x509.HostnameError{Certificate: &x509.Certificate{}, Host: "x"}}, false, false},
+		{"x509 expired", &url.Error{Op: "Get", URL: "https://x", Err: x509.CertificateInvalidError{Reason: x509.Expired}}, false, false},
+		{"tls verification", &url.Error{Op: "Get", URL: "https://x", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, false, false},
+		{"real untrusted certificate", retryTestRealCertError(t), false, false},
+		{"unsupported scheme", &url.Error{Op: "Get", URL: "ftp://x", Err: errors.New(`unsupported protocol scheme "ftp"`)}, false, false},
+		{"too many redirects", &url.Error{Op: "Get", URL: "http://x", Err: errors.New("stopped after 10 redirects")}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tAssert.Equal(t, tt.wantGET, retryableError(true, tt.err), "GET")
+			tAssert.Equal(t, tt.wantPOST, retryableError(false, tt.err), "POST")
+		})
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	const (
+		min = 100 * time.Millisecond
+		max = 10 * time.Second
+	)
+	jitterZero := func() float64 { return 0 }
+	jitterHigh := func() float64 { return 0.999 }
+
+	t.Run("exact steps with zero jitter", func(t *testing.T) {
+		want := []time.Duration{
+			50 * time.Millisecond,   // 100ms
+			100 * time.Millisecond,  // 200ms
+			200 * time.Millisecond,  // 400ms
+			400 * time.Millisecond,  // 800ms
+			800 * time.Millisecond,  // 1.6s
+			1600 * time.Millisecond, // 3.2s
+			3200 * time.Millisecond, // 6.4s
+			5 * time.Second,         // 12.8s capped at 10s
+			5 * time.Second,
+		}
+		var got []time.Duration
+		for n := range want {
+			got = append(got, backoff(min, max, n, jitterZero))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("backoff (-want +got):\n%s", diff)
+		}
+	})
+
+	for _, j := range []struct {
+		name string
+		f    func() float64
+	}{{"jitter 0", jitterZero}, {"jitter 0.5", func() float64 { return 0.5 }}, {"jitter 0.999", jitterHigh}} {
+		t.Run("bounds/"+j.name, func(t *testing.T) {
+			prev := time.Duration(0)
+			for n := 0; n < 70; n++ {
+				step := min
+				for i := 0; i < n && step < max; i++ {
+					step *= 2
+				}
+				if step > max {
+					step = max
+				}
+				got := backoff(min, max, n, j.f)
+				tAssert.GreaterOrEqual(t, got, step/2, "attempt %d", n)
+				tAssert.LessOrEqual(t, got, step, "attempt %d", n)
+				tAssert.GreaterOrEqual(t, got, prev, "attempt %d: backoff must not shrink", n)
+				prev = got
+			}
+		})
+	}
+
+	t.Run("high jitter stays below the step", func(t *testing.T) {
+		tAssert.Less(t, backoff(min, max, 0, jitterHigh), min)
+		tAssert.Greater(t, backoff(min, max, 0, jitterHigh), 99*time.Millisecond)
+		tAssert.Less(t, backoff(min, max, 100, jitterHigh), max)
+	})
+
+	t.Run("huge attempt does not overflow", func(t *testing.T) {
+		got := backoff(min, max, 1<<30, jitterHigh)
+		tAssert.Greater(t, got, max/2-1)
+		tAssert.LessOrEqual(t, got, max)
+		got = backoff(time.Duration(1)<<62, time.Duration(1<<63-1), 5, jitterZero)
+		tAssert.Greater(t, got, time.Duration(0))
+	})
+
+	t.Run("min equals max", func(t *testing.T) {
+		for n := 0; n < 5; n++ {
+			got := backoff(time.Second, time.Second, n, jitterZero)
+			tAssert.Equal(t, 500*time.Millisecond, got)
+		}
+	})
+
+	t.Run("zero min means no wait", func(t *testing.T) {
+		tAssert.Equal(t, time.Duration(0), backoff(0, time.Second, 3, jitterHigh))
+	})
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		value  string
+		want   time.Duration
+		wantOK bool
+	}{
+		{"empty", "", 0, false},
+		{"blank", "   ", 0, false},
+		{"zero seconds", "0", 0, true},
+		{"one second", "1", time.Second, true},
+		{"seconds", "120", 120 * time.Second, true},
+		{"seconds with spaces", " 7 ", 7 * time.Second, true},
+		{"negative", "-1", 0, false},
+		{"fraction", "1.5", 0, false},
+		{"garbage", "soon", 0, false},
+		{"number and unit", "10s", 0, false},
+		{"http date in the future", now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
+		{"rfc850 date in the future", now.Add(time.Hour).Format(time.RFC850), time.Hour, true},
+		{"asctime date in the future", now.Add(2 * time.Minute).Format(time.ANSIC), 2 * time.Minute, true},
+		{"http date now", now.Format(http.TimeFormat), 0, true},
+		{"http date in the past", now.Add(-time.Hour).Format(http.TimeFormat), 0, true},
+		{"malformed date", "Tue, 99 Mar 2025 10:00:00 GMT", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := parseRetryAfter(tt.value, now)
+			tAssert.Equal(t, tt.wantOK, ok)
+			tAssert.Equal(t, tt.want, got)
+		})
+	}
+
+	t.Run("huge number does not overflow", func(t *testing.T) {
+		got, ok := parseRetryAfter("9223372036854775807", now)
+		tAssert.True(t, ok)
+		tAssert.Greater(t, got, 100*365*24*time.Hour)
+		got, ok = parseRetryAfter("99999999999999999999999", now)
+		if ok {
+			tAssert.Greater(t, got, time.Duration(0))
+		}
+	})
+}
+
+// ---- retry behaviour end to end ----
+
+// retryTestCountingTransport counts the attempts a client makes.
+type retryTestCountingTransport struct {
+	base http.RoundTripper
+	n    atomic.Int32
+}
+
+func (c *retryTestCountingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.base.RoundTrip(req)
+}
+
+// retryTestSequence answers the nth request (from 0) with steps[n], and
+// every later one with the last step.
+func retryTestSequence(steps ...http.HandlerFunc) http.HandlerFunc {
+	var n atomic.Int32
+	return func(w http.ResponseWriter, r *http.Request) {
+		i := int(n.Add(1)) - 1
+		if i >= len(steps) {
+			i = len(steps) - 1
+		}
+		steps[i](w, r)
+	}
+}
+
+// retryTestStatus answers with the service's error body for a status.
+func retryTestStatus(status int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		respondError(w, status, "E"+strconv.Itoa(status), http.StatusText(status))
+	}
+}
+
+// retryTestDrop closes the connection without answering.
+func retryTestDrop(w http.ResponseWriter, r *http.Request) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	_ = conn.Close()
+}
+
+const retryTestProfileJSON = `{"id":"pf_1","workflowId":"wf_1","name":"Jane","itemsCount":0,"lastAnalysisAt":null,"createdAt":"2025-01-01T00:00:00Z","updatedAt":"2025-01-01T00:00:00Z"}`
+
+func retryTestOK(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/analyses/pf_1/analyze":
+		respond(w, http.StatusAccepted, `{"id":"analysis_1"}`)
+	case r.Method == http.MethodPost:
+		respond(w, http.StatusCreated, retryTestProfileJSON)
+	default:
+		respond(w, http.StatusOK, retryTestProfileJSON)
+	}
+}
+
+// retryTestCall is one SDK call, named for the test.
+type retryTestCall struct {
+	name string
+	call func(ctx context.Context, c *Client) error
+}
+
+var retryTestIdempotentCalls = []retryTestCall{
+	{"GetProfile", func(ctx context.Context, c *Client) error {
+		_, err := c.GetProfile(ctx, "pf_1")
+		return err
+	}},
+	{"UpdateProfile", func(ctx context.Context, c *Client) error {
+		_, err := c.UpdateProfile(ctx, "pf_1", UpdateProfileParams{Name: Ptr("Jane")})
+		return err
+	}},
+	{"DeleteProfile", func(ctx context.Context, c *Client) error {
+		return c.DeleteProfile(ctx, "pf_1")
+	}},
+}
+
+var retryTestPostCalls = []retryTestCall{
+	{"CreateProfile", func(ctx context.Context, c *Client) error {
+		_, err := c.CreateProfile(ctx, "wf_1", CreateProfileParams{Name: "Jane"})
+		return err
+	}},
+	{"StartAnalysis", func(ctx context.Context, c *Client) error {
+		_, err := c.StartAnalysis(ctx, "pf_1", StartAnalysisParams{ItemIDs: []string{"item_1"}})
+		return err
+	}},
+}
+
+func TestRetry_IdempotentRetriedThenSucceeds(t *testing.T) {
+	for _, call := range retryTestIdempotentCalls {
+		for _, status := range []int{429, 500, 502, 503, 504} {
+			t.Run(call.name+"/"+strconv.Itoa(status), func(t *testing.T) {
+				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), retryTestStatus(status), retryTestOK))
+				err := call.call(context.Background(), srv.client(t))
+				tRequire.NoError(t, err)
+				reqs := srv.requests()
+				tRequire.Len(t, reqs, 3)
+				for _, r := range reqs {
+					tAssert.Equal(t, reqs[0].Method, r.Method)
+					tAssert.Equal(t, reqs[0].Path, r.Path)
+					tAssert.Equal(t, string(reqs[0].Body), string(r.Body), "the same body is sent again")
+					tAssert.Equal(t, testAPIKey, r.Header.Get("x-api-key"))
+				}
+			})
+		}
+	}
+}
+
+func TestRetry_IdempotentNotRetriedOnOtherStatuses(t *testing.T) {
+	for _, status := range []int{400, 401, 403, 404, 409, 422, 501} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			srv := newTestServer(t, retryTestStatus(status))
+			_, err := srv.client(t).GetProfile(context.Background(), "pf_1")
+			var apiErr *APIError
+			tRequire.ErrorAs(t, err, &apiErr)
+			tAssert.Equal(t, status, apiErr.StatusCode)
+			tAssert.Equal(t, 1, apiErr.Attempts)
+			tAssert.Len(t, srv.requests(), 1)
+		})
+	}
+}
+
+func TestRetry_GivesUpWithLastAPIError(t *testing.T) {
+	tests := []struct {
+		name         string
+		opts         []Option
+		wantAttempts int
+	}{
+		{"default retries", nil, DefaultMaxRetries + 1},
+		{"one retry", []Option{WithMaxRetries(1)}, 2},
+		{"five retries", []Option{WithMaxRetries(5)}, 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var n atomic.Int32
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				i := n.Add(1)
+				w.Header().Set("X-Request-Id", "req_"+strconv.Itoa(int(i)))
+				respondError(w, http.StatusServiceUnavailable, CodeServiceUnavailable, "down for maintenance "+strconv.Itoa(int(i)))
+			})
+			_, err := srv.client(t, tt.opts...).GetProfile(context.Background(), "pf_1")
+			tRequire.Error(t, err)
+			tAssert.Len(t, srv.requests(), tt.wantAttempts)
+
+			var apiErr *APIError
+			tRequire.ErrorAs(t, err, &apiErr)
+			tAssert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
+			tAssert.Equal(t, CodeServiceUnavailable, apiErr.Code)
+			tAssert.Equal(t, tt.wantAttempts, apiErr.Attempts)
+			last := strconv.Itoa(tt.wantAttempts)
+			tAssert.Equal(t, "down for maintenance "+last, apiErr.Message, "the last answer's error")
+			tAssert.Equal(t, "req_"+last, apiErr.RequestID)
+			tAssert.Contains(t, err.Error(), last+" attempts")
+			tAssert.NotContains(t, err.Error(), "giving up")
+			tAssert.ErrorIs(t, err, ErrServiceUnavailable)
+			tAssert.ErrorIs(t, err, ErrServer)
+		})
+	}
+}
+
+func TestRetry_MaxRetriesZeroSendsOnce(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+	}{
+		{"503", retryTestStatus(503)},
+		{"429", retryTestStatus(429)},
+		{"dropped connection", retryTestDrop},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, tt.handler)
+			_, err := srv.client(t, WithMaxRetries(0)).GetProfile(context.Background(), "pf_1")
+			tRequire.Error(t, err)
+			tAssert.Len(t, srv.requests(), 1)
+			tAssert.NotContains(t, err.Error(), "attempts")
+		})
+	}
+}
+
+func TestRetry_PostNotRetriedOnAmbiguousFailure(t *testing.T) {
+	for _, call := range retryTestPostCalls {
+		for _, status := range []int{500, 502, 504} {
+			t.Run(call.name+"/"+strconv.Itoa(status), func(t *testing.T) {
+				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), retryTestOK))
+				err := call.call(context.Background(), srv.client(t))
+				var apiErr *APIError
+				tRequire.ErrorAs(t, err, &apiErr)
+				tAssert.Equal(t, status, apiErr.StatusCode)
+				tAssert.Equal(t, 1, apiErr.Attempts)
+				tAssert.ErrorIs(t, err, ErrServer)
+				tAssert.Len(t, srv.requests(), 1, "a POST must not be sent twice after an ambiguous failure")
+			})
+		}
+		t.Run(call.name+"/dropped connection", func(t *testing.T) {
+			srv := newTestServer(t, retryTestSequence(retryTestDrop, retryTestOK))
+			err := call.call(context.Background(), srv.client(t))
+			tRequire.Error(t, err)
+			var apiErr *APIError
+			tAssert.False(t, errors.As(err, &apiErr), "no answer, so no *APIError: %v", err)
+			tAssert.Len(t, srv.requests(), 1, "the request was sent: it must not be sent again")
+		})
+		t.Run(call.name+"/attempt timeout", func(t *testing.T) {
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-r.Context().Done():
+				case <-time.After(2 * time.Second):
+				}
+			})
+			err := call.call(context.Background(), srv.client(t, WithRequestTimeout(50*time.Millisecond)))
+			tRequire.Error(t, err)
+			tAssert.Len(t, srv.requests(), 1, "a POST that timed out may have been acted on")
+		})
+	}
+}
+
+func TestRetry_PostRetriedOn429And503(t *testing.T) {
+	for _, call := range retryTestPostCalls {
+		for _, status := range []int{429, 503} {
+			t.Run(call.name+"/"+strconv.Itoa(status), func(t *testing.T) {
+				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), retryTestStatus(status), retryTestOK))
+				err := call.call(context.Background(), srv.client(t))
+				tRequire.NoError(t, err)
+				reqs := srv.requests()
+				tRequire.Len(t, reqs, 3)
+				for _, r := range reqs[1:] {
+					tAssert.Equal(t, string(reqs[0].Body), string(r.Body), "the same body is sent again")
+					tAssert.Equal(t, "application/json", r.Header.Get("Content-Type"))
+				}
+				tAssert.NotEmpty(t, reqs[0].Body)
+			})
+		}
+	}
+}
+
+func TestRetry_IdempotentRetriedOnDroppedConnection(t *testing.T) {
+	for _, call := range retryTestIdempotentCalls {
+		t.Run(call.name, func(t *testing.T) {
+			srv := newTestServer(t, retryTestSequence(retryTestDrop, retryTestDrop, retryTestOK))
+			tRequire.NoError(t, call.call(context.Background(), srv.client(t)))
+			tAssert.GreaterOrEqual(t, len(srv.requests()), 3)
+		})
+	}
+}
+
+func TestRetry_ConnectionRefused(t *testing.T) {
+	calls := append(append([]retryTestCall{}, retryTestPostCalls...), retryTestIdempotentCalls...)
+	for _, call := range calls {
+		t.Run(call.name, func(t *testing.T) {
+			base := "http://" + retryTestClosedAddr(t)
+			counter := &retryTestCountingTransport{base: http.DefaultTransport}
+			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(base),
+				WithRetryWait(time.Millisecond, 5*time.Millisecond),
+				WithHTTPClient(&http.Client{Transport: counter}))
+			tRequire.NoError(t, err)
+
+			err = call.call(context.Background(), c)
+			tRequire.Error(t, err)
+			tAssert.Contains(t, err.Error(), "after 4 attempts")
+			tAssert.Contains(t, err.Error(), "connection refused")
+			tAssert.NotContains(t, err.Error(), testAPIKey)
+			var opErr *net.OpError
+			tRequire.ErrorAs(t, err, &opErr)
+			tAssert.Equal(t, "dial", opErr.Op)
+			tAssert.Equal(t, int32(DefaultMaxRetries+1), counter.n.Load(), "a request that never connected is retried, POST too")
+		})
+	}
+
+	t.Run("default transport", func(t *testing.T) {
+		c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+retryTestClosedAddr(t)),
+			WithRetryWait(time.Millisecond, 5*time.Millisecond))
+		tRequire.NoError(t, err)
+		_, err = c.CreateProfile(context.Background(), "wf_1", CreateProfileParams{Name: "Jane"})
+		tRequire.Error(t, err)
+		tAssert.Contains(t, err.Error(), "after 4 attempts")
+	})
+}
+
+func TestRetry_UntrustedCertificateNotRetried(t *testing.T) {
+	srv := retryTestTLSServer(t)
+	counter := &retryTestCountingTransport{base: http.DefaultTransport.(*http.Transport).Clone()}
+	c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(srv.URL),
+		WithRetryWait(time.Millisecond, 5*time.Millisecond),
+		WithHTTPClient(&http.Client{Transport: counter}))
+	tRequire.NoError(t, err)
+	_, err = c.GetProfile(context.Background(), "pf_1")
+	tRequire.Error(t, err)
+	tAssert.Contains(t, err.Error(), "certificate")
+	tAssert.Equal(t, int32(1), counter.n.Load(), "a certificate error cannot be cured by retrying")
+}
+
+func TestRetry_RetryAfterHonoured(t *testing.T) {
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter func() string
+		minElapsed time.Duration
+	}{
+		{"seconds on 503", http.StatusServiceUnavailable, func() string { return "1" }, 950 * time.Millisecond},
+		// The date has a resolution of a second, so the wait is 1s to 2s.
+		{"http date on 429", http.StatusTooManyRequests, func() string {
+			return time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)
+		}, 850 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, retryTestSequence(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", tt.retryAfter())
+				respondError(w, tt.status, "BUSY", "busy")
+			}, retryTestOK))
+			// The maximum wait is above the asked-for wait, so it is honoured
+			// rather than the 1ms backoff.
+			c := srv.client(t, WithRetryWait(time.Millisecond, 5*time.Second))
+			start := time.Now()
+			_, err := c.CreateProfile(context.Background(), "wf_1", CreateProfileParams{Name: "Jane"})
+			elapsed := time.Since(start)
+			tRequire.NoError(t, err)
+			tAssert.Len(t, srv.requests(), 2)
+			tAssert.GreaterOrEqual(t, elapsed, tt.minElapsed)
+			tAssert.Less(t, elapsed, 5*time.Second)
+		})
+	}
+}
+
+func TestRetry_RetryAfterBeyondMaxWaitReturnsAtOnce(t *testing.T) {
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter string
+		sentinel   error
+		want       time.Duration
+	}{
+		{"429 seconds", http.StatusTooManyRequests, "120", ErrRateLimited, 120 * time.Second},
+		{"503 seconds", http.StatusServiceUnavailable, "60", ErrServiceUnavailable, 60 * time.Second},
+		{"429 http date", http.StatusTooManyRequests, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat), ErrRateLimited, time.Hour},
+	}
+	for _, tt := range tests {
+		for _, call := range []retryTestCall{retryTestIdempotentCalls[0], retryTestPostCalls[0]} {
+			t.Run(tt.name+"/"+call.name, func(t *testing.T) {
+				srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Retry-After", tt.retryAfter)
+					respondError(w, tt.status, "SLOW_DOWN", "slow down")
+				})
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				start := time.Now()
+				err := call.call(ctx, srv.client(t, WithRetryWait(time.Millisecond, time.Second)))
+				elapsed := time.Since(start)
+				tRequire.Error(t, err)
+				tAssert.Less(t, elapsed, 900*time.Millisecond, "must not wait")
+				tAssert.NotErrorIs(t, err, context.DeadlineExceeded, "the service's error, not a deadline")
+				tAssert.Len(t, srv.requests(), 1)
+				tAssert.ErrorIs(t, err, tt.sentinel)
+				var apiErr *APIError
+				tRequire.ErrorAs(t, err, &apiErr)
+				tAssert.InDelta(t, float64(tt.want), float64(apiErr.RetryAfter), float64(2*time.Second))
+			})
+		}
+	}
+}
+
+func TestRetry_WaitPastDeadlineNotStarted(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    []Option
+		handler http.HandlerFunc
+		call    retryTestCall
+	}{
+		{
+			name: "retry-after past the deadline",
+			opts: []Option{WithRetryWait(time.Millisecond, time.Minute)},
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", "30")
+				respondError(w, http.StatusServiceUnavailable, CodeServiceUnavailable, "later")
+			},
+			call: retryTestIdempotentCalls[0],
+		},
+		{
+			name:    "backoff past the deadline",
+			opts:    []Option{WithRetryWait(20*time.Second, time.Minute)},
+			handler: retryTestStatus(http.StatusBadGateway),
+			call:    retryTestIdempotentCalls[0],
+		},
+		{
+			name: "post 429 with retry-after past the deadline",
+			opts: []Option{WithRetryWait(time.Millisecond, time.Minute)},
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", "30")
+				respondError(w, http.StatusTooManyRequests, CodeRateLimited, "later")
+			},
+			call: retryTestPostCalls[0],
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, tt.handler)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			start := time.Now()
+			err := tt.call.call(ctx, srv.client(t, tt.opts...))
+			elapsed := time.Since(start)
+			tRequire.Error(t, err)
+			tAssert.NoError(t, ctx.Err(), "returned before the deadline, without waiting for it")
+			tAssert.Less(t, elapsed, 3*time.Second)
+			tAssert.Len(t, srv.requests(), 1)
+			tAssert.ErrorIs(t, err, context.DeadlineExceeded)
+			var apiErr *APIError
+			tRequire.ErrorAs(t, err, &apiErr, "the last answer is kept")
+			tAssert.GreaterOrEqual(t, apiErr.StatusCode, 429)
+			tAssert.NotContains(t, err.Error(), testAPIKey)
+		})
+	}
+}
+
+func TestRetry_CancelDuringBackoff(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		respondError(w, http.StatusServiceUnavailable, CodeServiceUnavailable, "down")
+		// Cancel once the client is asleep before its retry.
+		once.Do(func() { time.AfterFunc(200*time.Millisecond, cancel) })
+	})
+	c := srv.client(t, WithRetryWait(20*time.Second, time.Minute))
+	start := time.Now()
+	_, err := c.GetProfile(ctx, "pf_1")
+	elapsed := time.Since(start)
+	tRequire.Error(t, err)
+	tAssert.ErrorIs(t, err, context.Canceled)
+	tAssert.Less(t, elapsed, 5*time.Second, "returns promptly on cancel, not after the backoff")
+	tAssert.Len(t, srv.requests(), 1)
+}
+
+func TestRetry_CancelledContextSendsNothing(t *testing.T) {
+	srv := newTestServer(t, retryTestOK)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := srv.client(t).GetProfile(ctx, "pf_1")
+	tRequire.ErrorIs(t, err, context.Canceled)
+	tAssert.Empty(t, srv.requests())
+}

@@ -1,0 +1,478 @@
+package profilesvc
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const uploadTestItemJSON = `{"id":"item_1","folderId":"fd_1","type":"file","name":"doc.pdf","content":null,"contentType":"application/pdf","sizeBytes":10,"status":"ACTIVE","createdAt":"2025-01-01T00:00:00Z"}`
+
+// uploadTestCreated answers with the created item.
+func uploadTestCreated(w http.ResponseWriter, r *http.Request) {
+	respond(w, http.StatusCreated, uploadTestItemJSON)
+}
+
+// uploadTestContent returns n random bytes.
+func uploadTestContent(n int) []byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.UintN(256))
+	}
+	return b
+}
+
+// uploadTestCounting returns n bytes of big-endian 32-bit counters, so that
+// any shift or gap in a copy shows.
+func uploadTestCounting(n int) []byte {
+	b := make([]byte, n)
+	for i := 0; i+4 <= n; i += 4 {
+		binary.BigEndian.PutUint32(b[i:], uint32(i/4))
+	}
+	return b
+}
+
+// uploadTestPart is one part of a multipart body.
+type uploadTestPart struct {
+	FileName    string
+	ContentType string
+	Data        []byte
+}
+
+// uploadTestParts parses a recorded multipart request into its parts by
+// form name.
+func uploadTestParts(t *testing.T, r recordedRequest) map[string]uploadTestPart {
+	t.Helper()
+	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	tRequire.NoError(t, err)
+	tRequire.Equal(t, "multipart/form-data", mediaType)
+	mr := multipart.NewReader(bytes.NewReader(r.Body), params["boundary"])
+	parts := map[string]uploadTestPart{}
+	for {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		tRequire.NoError(t, err)
+		data, err := io.ReadAll(p)
+		tRequire.NoError(t, err)
+		parts[p.FormName()] = uploadTestPart{FileName: p.FileName(), ContentType: p.Header.Get("Content-Type"), Data: data}
+	}
+	return parts
+}
+
+// uploadTestGenReader gives n bytes without allocating: a large upload
+// that exists nowhere in memory.
+type uploadTestGenReader struct {
+	remaining int64
+	pattern   []byte
+}
+
+func newUploadTestGenReader(n int64) *uploadTestGenReader {
+	pattern := make([]byte, 32<<10)
+	for i := range pattern {
+		pattern[i] = byte('a' + i%26)
+	}
+	return &uploadTestGenReader{remaining: n, pattern: pattern}
+}
+
+func (g *uploadTestGenReader) Read(p []byte) (int, error) {
+	if g.remaining <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > g.remaining {
+		p = p[:g.remaining]
+	}
+	n := 0
+	for n < len(p) {
+		n += copy(p[n:], g.pattern)
+	}
+	g.remaining -= int64(n)
+	return n, nil
+}
+
+func TestUploadFile_StreamsWithoutBuffering(t *testing.T) {
+	const size = 100 << 20
+	tests := []struct {
+		name     string
+		params   UploadParams
+		wantSize bool // the request carries a Content-Length
+	}{
+		{"unknown size", UploadParams{Filename: "big.bin"}, false},
+		{"size given", UploadParams{Filename: "big.bin", Size: size}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var received, contentLength atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n, _ := io.Copy(io.Discard, r.Body)
+				received.Store(n)
+				contentLength.Store(r.ContentLength)
+				uploadTestCreated(w, r)
+			}))
+			defer srv.Close()
+			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(srv.URL))
+			tRequire.NoError(t, err)
+
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err = c.UploadFile(context.Background(), "fd_1", newUploadTestGenReader(size), tt.params)
+			runtime.ReadMemStats(&after)
+			tRequire.NoError(t, err)
+
+			tAssert.Greater(t, received.Load(), int64(size), "the whole file and its framing arrived")
+			grown := after.TotalAlloc - before.TotalAlloc
+			tAssert.Less(t, grown, uint64(16<<20), "allocated %d MiB to upload 100 MiB", grown>>20)
+			if tt.wantSize {
+				tAssert.Equal(t, received.Load(), contentLength.Load())
+			} else {
+				tAssert.Equal(t, int64(-1), contentLength.Load(), "sent chunked")
+			}
+		})
+	}
+}
+
+// uploadTestSource is a reader given to UploadFile, with the bytes the
+// service should receive.
+type uploadTestSource struct {
+	name string
+	make func(t *testing.T, content []byte) (io.Reader, []byte)
+}
+
+// uploadTestTempFile writes content to a new file and opens it.
+func uploadTestTempFile(t *testing.T, content []byte) *os.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "document.pdf")
+	tRequire.NoError(t, os.WriteFile(path, content, 0o600))
+	f, err := os.Open(path)
+	tRequire.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+var uploadTestSeekableSources = []uploadTestSource{
+	{"bytes.Reader", func(t *testing.T, content []byte) (io.Reader, []byte) {
+		return bytes.NewReader(content), content
+	}},
+	{"partly read bytes.Reader", func(t *testing.T, content []byte) (io.Reader, []byte) {
+		r := bytes.NewReader(content)
+		_, err := r.Read(make([]byte, 100))
+		tRequire.NoError(t, err)
+		return r, content[100:]
+	}},
+	{"strings.Reader", func(t *testing.T, content []byte) (io.Reader, []byte) {
+		return strings.NewReader(string(content)), content
+	}},
+	{"bytes.Buffer", func(t *testing.T, content []byte) (io.Reader, []byte) {
+		return bytes.NewBuffer(append([]byte(nil), content...)), content
+	}},
+	{"os.File", func(t *testing.T, content []byte) (io.Reader, []byte) {
+		return uploadTestTempFile(t, content), content
+	}},
+	{"os.File at an offset", func(t *testing.T, content []byte) (io.Reader, []byte) {
+		f := uploadTestTempFile(t, content)
+		_, err := f.Seek(1000, io.SeekStart)
+		tRequire.NoError(t, err)
+		return f, content[1000:]
+	}},
+}
+
+func TestUploadFile_SeekableBodyResentOnRetry(t *testing.T) {
+	content := uploadTestContent(256 << 10)
+	for _, src := range uploadTestSeekableSources {
+		t.Run(src.name, func(t *testing.T) {
+			srv := newTestServer(t, retryTestSequence(retryTestStatus(http.StatusServiceUnavailable), uploadTestCreated))
+			r, want := src.make(t, content)
+			it, err := srv.client(t).UploadFile(context.Background(), "fd_1", r, UploadParams{Filename: "doc.pdf"})
+			tRequire.NoError(t, err)
+			tAssert.Equal(t, "item_1", it.ID)
+
+			reqs := srv.requests()
+			tRequire.Len(t, reqs, 2)
+			for i, req := range reqs {
+				file := uploadTestParts(t, req)["file"]
+				tAssert.True(t, bytes.Equal(want, file.Data), "request %d: file part of %d bytes, want %d", i, len(file.Data), len(want))
+				tAssert.Equal(t, strconv.Itoa(len(req.Body)), req.Header.Get("Content-Length"), "request %d", i)
+			}
+		})
+	}
+}
+
+func TestUploadFile_SeekableBodyRewoundAfterFailedDial(t *testing.T) {
+	// A POST that never reached the service is retried; a file whose bytes
+	// were partly read by the failed attempt is sent again from its start.
+	content := uploadTestContent(64 << 10)
+	f := uploadTestTempFile(t, content)
+	srv := newTestServer(t, uploadTestCreated)
+	var calls atomic.Int32
+	hc := &http.Client{Transport: uploadTestRoundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if calls.Add(1) == 1 {
+			_, _ = io.CopyN(io.Discard, req.Body, 1000)
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+		}
+		return http.DefaultTransport.RoundTrip(req)
+	})}
+	_, err := srv.client(t, WithHTTPClient(hc)).UploadFile(context.Background(), "fd_1", f, UploadParams{})
+	tRequire.NoError(t, err)
+	tAssert.Equal(t, int32(2), calls.Load())
+	reqs := srv.requests()
+	tRequire.Len(t, reqs, 1)
+	tAssert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data), "the file is sent whole from its start")
+	tAssert.Equal(t, strconv.Itoa(len(reqs[0].Body)), reqs[0].Header.Get("Content-Length"))
+}
+
+// uploadTestRoundTripFunc is an http.RoundTripper made of a function.
+type uploadTestRoundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f uploadTestRoundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestUploadFile_NonSeekableSentOnce(t *testing.T) {
+	content := uploadTestContent(64 << 10)
+	sources := []struct {
+		name string
+		make func() io.Reader
+	}{
+		{"io.MultiReader", func() io.Reader { return io.MultiReader(bytes.NewReader(content)) }},
+		{"wrapped reader", func() io.Reader { return struct{ io.Reader }{bytes.NewReader(content)} }},
+		{"pipe", func() io.Reader {
+			pr, pw := io.Pipe()
+			go func() {
+				_, _ = pw.Write(content)
+				_ = pw.Close()
+			}()
+			return pr
+		}},
+	}
+	for _, src := range sources {
+		for _, status := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests, http.StatusBadGateway} {
+			t.Run(src.name+"/"+strconv.Itoa(status), func(t *testing.T) {
+				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), uploadTestCreated))
+				_, err := srv.client(t).UploadFile(context.Background(), "fd_1", src.make(), UploadParams{Filename: "doc.pdf"})
+				var apiErr *APIError
+				tRequire.ErrorAs(t, err, &apiErr)
+				tAssert.Equal(t, status, apiErr.StatusCode)
+				reqs := srv.requests()
+				tRequire.Len(t, reqs, 1, "a reader that cannot be rewound is sent once only")
+				tAssert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data))
+			})
+		}
+		t.Run(src.name+"/success", func(t *testing.T) {
+			srv := newTestServer(t, uploadTestCreated)
+			_, err := srv.client(t).UploadFile(context.Background(), "fd_1", src.make(), UploadParams{Filename: "doc.pdf"})
+			tRequire.NoError(t, err)
+			reqs := srv.requests()
+			tRequire.Len(t, reqs, 1)
+			tAssert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data))
+			tAssert.Empty(t, reqs[0].Header.Get("Content-Length"), "the size is unknown: sent chunked")
+		})
+	}
+
+	t.Run("connection refused", func(t *testing.T) {
+		counter := &retryTestCountingTransport{base: http.DefaultTransport}
+		c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+retryTestClosedAddr(t)),
+			WithRetryWait(time.Millisecond, 5*time.Millisecond), WithHTTPClient(&http.Client{Transport: counter}))
+		tRequire.NoError(t, err)
+		_, err = c.UploadFile(context.Background(), "fd_1", io.MultiReader(bytes.NewReader(content)), UploadParams{})
+		tRequire.Error(t, err)
+		tAssert.Equal(t, int32(1), counter.n.Load())
+	})
+}
+
+func TestUploadFile_ContentLength(t *testing.T) {
+	content := uploadTestContent(10000)
+	tests := []struct {
+		name       string
+		reader     func(t *testing.T) io.Reader
+		params     UploadParams
+		wantLength bool
+	}{
+		{"bytes.Reader", func(t *testing.T) io.Reader { return bytes.NewReader(content) }, UploadParams{}, true},
+		{"os.File", func(t *testing.T) io.Reader { return uploadTestTempFile(t, content) }, UploadParams{}, true},
+		{"strings.Reader", func(t *testing.T) io.Reader { return strings.NewReader(string(content)) }, UploadParams{}, true},
+		{"bytes.Buffer", func(t *testing.T) io.Reader { return bytes.NewBuffer(append([]byte(nil), content...)) }, UploadParams{}, true},
+		{"non-seekable with size", func(t *testing.T) io.Reader { return io.MultiReader(bytes.NewReader(content)) }, UploadParams{Size: int64(len(content))}, true},
+		{"non-seekable", func(t *testing.T) io.Reader { return io.MultiReader(bytes.NewReader(content)) }, UploadParams{}, false},
+		{"empty bytes.Reader", func(t *testing.T) io.Reader { return bytes.NewReader(nil) }, UploadParams{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, uploadTestCreated)
+			_, err := srv.client(t).UploadFile(context.Background(), "fd_1", tt.reader(t), tt.params)
+			tRequire.NoError(t, err)
+			req := srv.requests()[0]
+			if tt.wantLength {
+				tAssert.Equal(t, strconv.Itoa(len(req.Body)), req.Header.Get("Content-Length"))
+			} else {
+				tAssert.Empty(t, req.Header.Get("Content-Length"))
+			}
+		})
+	}
+}
+
+func TestUploadFile_Fields(t *testing.T) {
+	content := []byte("%PDF-1.7 tiny")
+	f := uploadTestTempFile(t, content)
+	tests := []struct {
+		name            string
+		reader          io.Reader
+		params          UploadParams
+		wantFileName    string
+		wantContentType string
+		wantName        string
+		wantMetadata    map[string]any
+	}{
+		{
+			name: "os.File defaults", reader: f,
+			wantFileName: "document.pdf", wantContentType: "application/pdf",
+		},
+		{
+			name: "reader defaults", reader: bytes.NewReader(content),
+			wantFileName: "upload", wantContentType: "application/octet-stream",
+		},
+		{
+			name: "all fields", reader: bytes.NewReader(content),
+			params:       UploadParams{Filename: "scan.png", Name: "Passport scan", ContentType: "image/png", Metadata: Object{"side": "front", "page": 1}},
+			wantFileName: "scan.png", wantContentType: "image/png", wantName: "Passport scan",
+			wantMetadata: map[string]any{"side": "front", "page": float64(1)},
+		},
+		{
+			name: "type from the extension", reader: bytes.NewReader(content),
+			params:       UploadParams{Filename: "NOTES.TXT"},
+			wantFileName: "NOTES.TXT", wantContentType: "text/plain; charset=utf-8",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, uploadTestCreated)
+			_, err := srv.client(t).UploadFile(context.Background(), "fd_1", tt.reader, tt.params)
+			tRequire.NoError(t, err)
+			req := srv.requests()[0]
+			tAssert.Equal(t, http.MethodPost, req.Method)
+			tAssert.Equal(t, "/v1/folders/fd_1/items", req.Path)
+			parts := uploadTestParts(t, req)
+			file := parts["file"]
+			tAssert.Equal(t, content, file.Data)
+			tAssert.Equal(t, tt.wantFileName, file.FileName)
+			tAssert.Equal(t, tt.wantContentType, file.ContentType)
+			if tt.wantName != "" {
+				tAssert.Equal(t, tt.wantName, string(parts["name"].Data))
+			} else {
+				_, ok := parts["name"]
+				tAssert.False(t, ok)
+			}
+			if tt.wantMetadata != nil {
+				var got map[string]any
+				tRequire.NoError(t, json.Unmarshal(parts["metadata"].Data, &got))
+				tAssert.Equal(t, tt.wantMetadata, got)
+			}
+		})
+	}
+
+	// UploadFile leaves the caller's file open.
+	_, err := f.Stat()
+	tAssert.NoError(t, err)
+	_, err = f.Seek(0, io.SeekStart)
+	tAssert.NoError(t, err)
+}
+
+func TestUploadFilePath(t *testing.T) {
+	content := uploadTestContent(5000)
+	path := filepath.Join(t.TempDir(), "contract.pdf")
+	tRequire.NoError(t, os.WriteFile(path, content, 0o600))
+	srv := newTestServer(t, retryTestSequence(retryTestStatus(http.StatusServiceUnavailable), uploadTestCreated))
+	_, err := srv.client(t).UploadFilePath(context.Background(), "fd_1", path, UploadParams{})
+	tRequire.NoError(t, err)
+	reqs := srv.requests()
+	tRequire.Len(t, reqs, 2, "a file on disk can be sent again")
+	for _, req := range reqs {
+		file := uploadTestParts(t, req)["file"]
+		tAssert.Equal(t, "contract.pdf", file.FileName)
+		tAssert.True(t, bytes.Equal(content, file.Data))
+	}
+
+	_, err = srv.client(t).UploadFilePath(context.Background(), "fd_1", filepath.Join(t.TempDir(), "missing.pdf"), UploadParams{})
+	tAssert.ErrorIs(t, err, os.ErrNotExist)
+	tAssert.Len(t, srv.requests(), 2)
+}
+
+func TestUploadFile_BadInput(t *testing.T) {
+	srv := newTestServer(t, uploadTestCreated)
+	c := srv.client(t)
+	_, err := c.UploadFile(context.Background(), "fd_1", nil, UploadParams{})
+	tAssert.Error(t, err)
+	_, err = c.UploadFile(context.Background(), "", bytes.NewReader([]byte("x")), UploadParams{})
+	tAssert.ErrorIs(t, err, ErrInvalidID)
+	tAssert.Empty(t, srv.requests())
+}
+
+func TestUploadFile_SeekableRetryAfterEarlyAnswer(t *testing.T) {
+	// A busy service may answer 503 before it has read the body. Go's
+	// http.RoundTripper may go on using a request body until it closes it,
+	// even after RoundTrip has returned, so the retry must not rewind and
+	// reread the same reader meanwhile. (The race detector reports a retry
+	// that does.) The retry must carry the whole file.
+	// Larger than the socket buffers, so that the first attempt is still
+	// being written when its answer arrives.
+	content := uploadTestCounting(4 << 20)
+	for _, src := range []uploadTestSource{uploadTestSeekableSources[0], uploadTestSeekableSources[4]} {
+		t.Run(src.name, func(t *testing.T) {
+			var n atomic.Int32
+			done := make(chan struct{})
+			var got atomic.Value
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if n.Add(1) == 1 {
+					// Answer at once, without reading the body, and keep the
+					// connection open until the test ends.
+					conn, rw, err := w.(http.Hijacker).Hijack()
+					if err != nil {
+						return
+					}
+					defer conn.Close()
+					body := `{"error":{"code":"SERVICE_UNAVAILABLE","status":503,"message":"busy"}}`
+					_, _ = rw.WriteString("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: " +
+						strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+					_ = rw.Flush()
+					select {
+					case <-done:
+					case <-time.After(5 * time.Second):
+					}
+					return
+				}
+				body, _ := io.ReadAll(r.Body)
+				got.Store(recordedRequest{Header: r.Header.Clone(), Body: body})
+				uploadTestCreated(w, r)
+			}))
+			defer srv.Close()
+			defer close(done)
+			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(srv.URL), WithRetryWait(time.Millisecond, 5*time.Millisecond))
+			tRequire.NoError(t, err)
+			r, want := src.make(t, content)
+			_, err = c.UploadFile(context.Background(), "fd_1", r, UploadParams{Filename: "doc.pdf"})
+			tRequire.NoError(t, err)
+			tRequire.Equal(t, int32(2), n.Load())
+			rec, _ := got.Load().(recordedRequest)
+			file := uploadTestParts(t, rec)["file"].Data
+			tAssert.True(t, bytes.Equal(want, file), "the retry sent %d bytes that differ from the file's %d", len(file), len(want))
+		})
+	}
+}

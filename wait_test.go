@@ -1,0 +1,389 @@
+package profilesvc
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// waitTestAnalysisJSON is an analysis with the given status, report ID and
+// error text (empty for null).
+func waitTestAnalysisJSON(status AnalysisStatus, reportID, errText string) string {
+	a := map[string]any{
+		"id": "analysis_1", "profileId": "pf_1", "folderId": nil, "engineId": nil,
+		"playbookId": "PB-1", "engine": nil, "status": status, "processingTimeMs": 0,
+		"verificationStatus": "pending_review", "error": nil, "options": nil,
+		"clientMetadata": nil, "primaryReportId": nil, "requestedAt": "2025-01-01T00:00:00Z",
+		"completedAt": nil, "createdAt": "2025-01-01T00:00:00Z",
+	}
+	if reportID != "" {
+		a["primaryReportId"] = reportID
+	}
+	if errText != "" {
+		a["error"] = errText
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// waitTestAnswer answers with an analysis.
+func waitTestAnswer(status AnalysisStatus, reportID, errText string) http.HandlerFunc {
+	body := waitTestAnalysisJSON(status, reportID, errText)
+	return func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, body) }
+}
+
+var (
+	waitTestPending    = waitTestAnswer(AnalysisPending, "", "")
+	waitTestProcessing = waitTestAnswer(AnalysisProcessing, "", "")
+	waitTestDone       = waitTestAnswer(AnalysisCompleted, "rpt_1", "")
+)
+
+// waitTestHold holds the request until the client gives up.
+func waitTestHold(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-time.After(10 * time.Second):
+		respond(w, http.StatusOK, waitTestAnalysisJSON(AnalysisProcessing, "", ""))
+	}
+}
+
+// waitTestAssertPolls checks that every request was a long poll of the
+// analysis.
+func waitTestAssertPolls(t *testing.T, reqs []recordedRequest) {
+	t.Helper()
+	for i, r := range reqs {
+		tAssert.Equal(t, http.MethodGet, r.Method, "request %d", i)
+		tAssert.Equal(t, "/v1/analyses/analysis_1", r.Path, "request %d", i)
+		tAssert.Equal(t, "true", r.Query.Get("waitForReport"), "request %d", i)
+		secs, err := strconv.Atoi(r.Query.Get("timeoutSeconds"))
+		if tAssert.NoError(t, err, "request %d: timeoutSeconds %q", i, r.Query.Get("timeoutSeconds")) {
+			tAssert.GreaterOrEqual(t, secs, 10, "request %d", i)
+			tAssert.LessOrEqual(t, secs, 300, "request %d", i)
+		}
+	}
+}
+
+func TestWaitForAnalysis_PollTimeoutSeconds(t *testing.T) {
+	tests := []struct {
+		name        string
+		pollTimeout time.Duration
+		ctxTimeout  time.Duration // 0: no deadline
+		wantMin     int
+		wantMax     int
+	}{
+		{"default", 0, 0, 120, 120},
+		{"one second is raised to 10", time.Second, 0, 10, 10},
+		{"an hour is lowered to 300", time.Hour, 0, 300, 300},
+		{"45 seconds", 45 * time.Second, 0, 45, 45},
+		{"exactly 10", 10 * time.Second, 0, 10, 10},
+		{"exactly 300", 300 * time.Second, 0, 300, 300},
+		{"context with 30s left", 0, 30 * time.Second, 29, 30},
+		{"context with 30s left and a shorter poll", 20 * time.Second, 30 * time.Second, 20, 20},
+		{"context with 3s left", 0, 3 * time.Second, 10, 10},
+		{"context with 10 minutes left", time.Hour, 10 * time.Minute, 300, 300},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, waitTestDone)
+			ctx := context.Background()
+			if tt.ctxTimeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.ctxTimeout)
+				defer cancel()
+			}
+			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", &WaitOptions{PollTimeout: tt.pollTimeout})
+			tRequire.NoError(t, err)
+			tAssert.Equal(t, AnalysisCompleted, a.Status)
+			reqs := srv.requests()
+			tRequire.Len(t, reqs, 1)
+			waitTestAssertPolls(t, reqs)
+			secs, _ := strconv.Atoi(reqs[0].Query.Get("timeoutSeconds"))
+			tAssert.GreaterOrEqual(t, secs, tt.wantMin)
+			tAssert.LessOrEqual(t, secs, tt.wantMax)
+		})
+	}
+}
+
+func TestWaitForAnalysis_NilOptions(t *testing.T) {
+	srv := newTestServer(t, waitTestDone)
+	a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", nil)
+	tRequire.NoError(t, err)
+	tRequire.NotNil(t, a.PrimaryReportID)
+	tAssert.Equal(t, "rpt_1", *a.PrimaryReportID)
+	tAssert.Equal(t, "120", srv.requests()[0].Query.Get("timeoutSeconds"))
+}
+
+func TestWaitForAnalysis_OnUpdateOncePerStatusChange(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []http.HandlerFunc
+		want  []AnalysisStatus
+	}{
+		{
+			name:  "pending processing completed",
+			steps: []http.HandlerFunc{waitTestPending, waitTestProcessing, waitTestDone},
+			want:  []AnalysisStatus{AnalysisPending, AnalysisProcessing, AnalysisCompleted},
+		},
+		{
+			name:  "repeated status is reported once",
+			steps: []http.HandlerFunc{waitTestProcessing, waitTestProcessing, waitTestDone},
+			want:  []AnalysisStatus{AnalysisProcessing, AnalysisCompleted},
+		},
+		{
+			name:  "already completed",
+			steps: []http.HandlerFunc{waitTestDone},
+			want:  []AnalysisStatus{AnalysisCompleted},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, retryTestSequence(tt.steps...))
+			var got []AnalysisStatus
+			a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", &WaitOptions{
+				OnUpdate: func(a *Analysis) { got = append(got, a.Status) },
+			}, WithHeader("X-Trace-Id", "trace-1"))
+			tRequire.NoError(t, err)
+			tAssert.Equal(t, AnalysisCompleted, a.Status)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("OnUpdate statuses (-want +got):\n%s", diff)
+			}
+			reqs := srv.requests()
+			tAssert.Len(t, reqs, len(tt.steps))
+			waitTestAssertPolls(t, reqs)
+			for _, r := range reqs {
+				tAssert.Equal(t, "trace-1", r.Header.Get("X-Trace-Id"), "request options reach every poll")
+			}
+		})
+	}
+}
+
+func TestWaitForAnalysis_CompletedWithoutReportPollsAgain(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, retryTestSequence(
+		waitTestAnswer(AnalysisCompleted, "", ""),
+		waitTestDone,
+	))
+	a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", nil)
+	tRequire.NoError(t, err)
+	tRequire.NotNil(t, a.PrimaryReportID)
+	tAssert.Equal(t, "rpt_1", *a.PrimaryReportID)
+	tAssert.Len(t, srv.requests(), 2)
+}
+
+func TestWaitForAnalysis_Failed(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+	}{
+		{"with reason", "document unreadable"},
+		{"without reason", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, waitTestAnswer(AnalysisFailed, "", tt.reason))
+			a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", nil)
+			tRequire.Error(t, err)
+			tRequire.NotNil(t, a, "the failed analysis is returned with the error")
+			tAssert.Equal(t, AnalysisFailed, a.Status)
+			tAssert.ErrorIs(t, err, ErrAnalysisFailed)
+			tAssert.NotErrorIs(t, err, ErrWaitTimeout)
+			var failed *AnalysisFailedError
+			tRequire.ErrorAs(t, err, &failed)
+			tAssert.Equal(t, tt.reason, failed.Reason)
+			tAssert.Equal(t, "analysis_1", failed.AnalysisID)
+			tAssert.Len(t, srv.requests(), 1)
+		})
+	}
+}
+
+func TestWaitForAnalysis_EndsAtOnceOnPermanentErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		status   int
+		code     string
+		sentinel error
+	}{
+		{"404", http.StatusNotFound, CodeAnalysisNotFound, ErrAnalysisNotFound},
+		{"404 without code", http.StatusNotFound, "", ErrNotFound},
+		{"401", http.StatusUnauthorized, CodeUnauthorized, ErrUnauthorized},
+		{"400", http.StatusBadRequest, CodeValidation, ErrValidation},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				respondError(w, tt.status, tt.code, "no")
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			start := time.Now()
+			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
+			tAssert.Nil(t, a)
+			tAssert.ErrorIs(t, err, tt.sentinel)
+			tAssert.NotErrorIs(t, err, ErrWaitTimeout)
+			tAssert.Len(t, srv.requests(), 1)
+			tAssert.Less(t, time.Since(start), 3*time.Second)
+		})
+	}
+
+	t.Run("invalid ID", func(t *testing.T) {
+		srv := newTestServer(t, waitTestDone)
+		a, err := srv.client(t).WaitForAnalysis(context.Background(), "", nil)
+		tAssert.Nil(t, a)
+		tAssert.ErrorIs(t, err, ErrInvalidID)
+		tAssert.Empty(t, srv.requests())
+	})
+}
+
+func TestWaitForAnalysis_RetriesTransientFailures(t *testing.T) {
+	s503 := retryTestStatus(http.StatusServiceUnavailable)
+	tests := []struct {
+		name     string
+		steps    []http.HandlerFunc
+		minCalls int
+	}{
+		// More 503s than one GetAnalysis retries (4 attempts).
+		{"503s", []http.HandlerFunc{s503, s503, s503, s503, s503, s503, waitTestDone}, 7},
+		{"429 and 500s", []http.HandlerFunc{retryTestStatus(429), retryTestStatus(500), retryTestStatus(502), retryTestStatus(504), retryTestStatus(500), waitTestDone}, 6},
+		{"dropped connections", []http.HandlerFunc{retryTestDrop, retryTestDrop, retryTestDrop, retryTestDrop, retryTestDrop, waitTestDone}, 6},
+		{"processing then 503s", []http.HandlerFunc{waitTestProcessing, s503, s503, s503, s503, s503, waitTestDone}, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, retryTestSequence(tt.steps...))
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
+			tRequire.NoError(t, err)
+			tAssert.Equal(t, AnalysisCompleted, a.Status)
+			tAssert.GreaterOrEqual(t, len(srv.requests()), tt.minCalls)
+			waitTestAssertPolls(t, srv.requests())
+		})
+	}
+}
+
+func TestWaitForAnalysis_DeadlineReturnsLastAnalysis(t *testing.T) {
+	tests := []struct {
+		name       string
+		steps      []http.HandlerFunc
+		ctxTimeout time.Duration
+		wantLast   AnalysisStatus // "": no analysis seen
+	}{
+		{"server holds until the client gives up", []http.HandlerFunc{waitTestHold}, 300 * time.Millisecond, ""},
+		{"processing, then held", []http.HandlerFunc{waitTestProcessing, waitTestHold}, time.Second, AnalysisProcessing},
+		{"pending, then held", []http.HandlerFunc{waitTestPending, waitTestHold}, time.Second, AnalysisPending},
+		{"keeps answering processing at once", []http.HandlerFunc{waitTestProcessing}, 700 * time.Millisecond, AnalysisProcessing},
+		{"completed without report, then held", []http.HandlerFunc{waitTestAnswer(AnalysisCompleted, "", ""), waitTestHold}, time.Second, AnalysisCompleted},
+		{"keeps failing with 503", []http.HandlerFunc{waitTestProcessing, retryTestStatus(503)}, 700 * time.Millisecond, AnalysisProcessing},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, retryTestSequence(tt.steps...))
+			ctx, cancel := context.WithTimeout(context.Background(), tt.ctxTimeout)
+			defer cancel()
+			start := time.Now()
+			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
+			elapsed := time.Since(start)
+			tRequire.Error(t, err)
+			tAssert.ErrorIs(t, err, ErrWaitTimeout)
+			tAssert.ErrorIs(t, err, context.DeadlineExceeded)
+			tAssert.NotErrorIs(t, err, ErrAnalysisFailed)
+			if tt.wantLast == "" {
+				tAssert.Nil(t, a)
+			} else if tAssert.NotNil(t, a, "the last analysis seen is returned") {
+				tAssert.Equal(t, tt.wantLast, a.Status)
+			}
+			tAssert.Less(t, elapsed, tt.ctxTimeout+3*time.Second, "returns soon after the deadline")
+		})
+	}
+}
+
+func TestWaitForAnalysis_Cancel(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []http.HandlerFunc
+	}{
+		{"during a held poll", []http.HandlerFunc{waitTestHold}},
+		{"between quick polls", []http.HandlerFunc{waitTestProcessing}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var once sync.Once
+			seq := retryTestSequence(tt.steps...)
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				once.Do(func() { time.AfterFunc(100*time.Millisecond, cancel) })
+				seq(w, r)
+			})
+			start := time.Now()
+			_, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
+			tRequire.Error(t, err)
+			tAssert.ErrorIs(t, err, context.Canceled)
+			tAssert.NotErrorIs(t, err, ErrWaitTimeout)
+			tAssert.Less(t, time.Since(start), 3*time.Second)
+		})
+	}
+}
+
+func TestWaitForAnalysis_DoesNotSpin(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, waitTestProcessing)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
+	tRequire.ErrorIs(t, err, ErrWaitTimeout)
+	n := len(srv.requests())
+	tAssert.GreaterOrEqual(t, n, 2, "polls again")
+	tAssert.Less(t, n, 15, "a service that does not hold requests must not make the client spin")
+}
+
+func TestWaitForAnalysis_NotCutByRequestTimeout(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		clientTestSleep(r, 200*time.Millisecond)
+		waitTestDone(w, r)
+	})
+	a, err := srv.client(t, WithRequestTimeout(50*time.Millisecond)).WaitForAnalysis(context.Background(), "analysis_1", nil)
+	tRequire.NoError(t, err)
+	tAssert.Equal(t, AnalysisCompleted, a.Status)
+	tAssert.Len(t, srv.requests(), 1)
+}
+
+func TestWaitForAnalysis_AttemptTimeoutIsNotWaitTimeout(t *testing.T) {
+	// A poll that times out on its own (here the transport's
+	// ResponseHeaderTimeout, which, like the SDK's per-attempt timeout,
+	// matches context.DeadlineExceeded) is a transient failure: the wait
+	// goes on while the caller's context allows, and ErrWaitTimeout is kept
+	// for the context's own deadline.
+	t.Parallel()
+	var n atomic.Int32
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) <= DefaultMaxRetries+1 {
+			clientTestSleep(r, 2*time.Second)
+			return
+		}
+		waitTestDone(w, r)
+	})
+	hc := &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: 100 * time.Millisecond}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	a, err := srv.client(t, WithHTTPClient(hc)).WaitForAnalysis(ctx, "analysis_1", nil)
+	tAssert.NoError(t, ctx.Err())
+	tRequire.NoError(t, err, "the caller's context has time left")
+	tAssert.Equal(t, AnalysisCompleted, a.Status)
+	tAssert.Greater(t, int(n.Load()), DefaultMaxRetries+1)
+}
