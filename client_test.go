@@ -250,8 +250,9 @@ func TestNewClient_WithHTTPClientTransport(t *testing.T) {
 }
 
 func TestNewClient_WithHTTPClientTimeoutIsPerRequest(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		clientTestSleep(r, 300*time.Millisecond)
+		clientTestSleep(r, 150*time.Millisecond)
 		if strings.HasPrefix(r.URL.Path, "/v1/analyses/") {
 			respond(w, http.StatusOK, clientTestAnalysisJSON)
 			return
@@ -511,6 +512,7 @@ func TestClient_APIKeyNotInErrors(t *testing.T) {
 }
 
 func TestClient_RequestTimeoutBoundsOneAttempt(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		clientTestSleep(r, 2*time.Second)
 		respond(w, http.StatusOK, retryTestProfileJSON)
@@ -522,10 +524,13 @@ func TestClient_RequestTimeoutBoundsOneAttempt(t *testing.T) {
 	tAssert.Len(t, srv.requests(), DefaultMaxRetries+1, "a timed-out GET is retried")
 	tAssert.Contains(t, err.Error(), "after 4 attempts")
 	tAssert.Contains(t, err.Error(), "timed out")
+	tAssert.ErrorIs(t, err, ErrRequestTimeout)
+	tAssert.NotErrorIs(t, err, context.DeadlineExceeded, "the caller's context did not run out")
 	tAssert.NotErrorIs(t, err, context.Canceled)
 }
 
 func TestClient_RequestTimeoutCoversTheBody(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
@@ -541,6 +546,7 @@ func TestClient_RequestTimeoutCoversTheBody(t *testing.T) {
 }
 
 func TestClient_LongPollNotCutByRequestTimeout(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		clientTestSleep(r, 200*time.Millisecond)
 		respond(w, http.StatusOK, clientTestAnalysisJSON)
@@ -561,9 +567,10 @@ func TestClient_LongPollNotCutByRequestTimeout(t *testing.T) {
 }
 
 func TestClient_RequestOptionsChangeOneCall(t *testing.T) {
+	t.Parallel()
 	t.Run("WithTimeout", func(t *testing.T) {
 		srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-			clientTestSleep(r, 200*time.Millisecond)
+			clientTestSleep(r, 120*time.Millisecond)
 			respond(w, http.StatusOK, retryTestProfileJSON)
 		})
 		c := srv.client(t, WithMaxRetries(0))

@@ -121,7 +121,7 @@ func TestRetryableError(t *testing.T) {
 	bareDNS := &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}
 	reset := &url.Error{Op: "Post", URL: "http://x/v1", Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}
 	unexpectedEOF := &url.Error{Op: "Post", URL: "http://x/v1", Err: io.ErrUnexpectedEOF}
-	attemptTimeout := fmt.Errorf("%w after 1s: %w", errAttemptTimeout, context.DeadlineExceeded)
+	attemptTimeout := &url.Error{Op: "Post", URL: "http://x/v1", Err: fmt.Errorf("%w after 1s (%v)", ErrRequestTimeout, context.DeadlineExceeded)}
 
 	tests := []struct {
 		name     string
@@ -571,6 +571,7 @@ func TestRetry_UntrustedCertificateNotRetried(t *testing.T) {
 }
 
 func TestRetry_RetryAfterHonoured(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		status     int
@@ -578,10 +579,11 @@ func TestRetry_RetryAfterHonoured(t *testing.T) {
 		minElapsed time.Duration
 	}{
 		{"seconds on 503", http.StatusServiceUnavailable, func() string { return "1" }, 950 * time.Millisecond},
-		// The date has a resolution of a second, so the wait is 1s to 2s.
+		// A date has a resolution of a second: 1.5s from now, truncated,
+		// is at least half a second away.
 		{"http date on 429", http.StatusTooManyRequests, func() string {
-			return time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)
-		}, 850 * time.Millisecond},
+			return time.Now().Add(1500 * time.Millisecond).UTC().Format(http.TimeFormat)
+		}, 400 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -642,6 +644,7 @@ func TestRetry_RetryAfterBeyondMaxWaitReturnsAtOnce(t *testing.T) {
 }
 
 func TestRetry_WaitPastDeadlineNotStarted(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		opts    []Option
@@ -695,6 +698,7 @@ func TestRetry_WaitPastDeadlineNotStarted(t *testing.T) {
 }
 
 func TestRetry_CancelDuringBackoff(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var once sync.Once

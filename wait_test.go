@@ -124,6 +124,7 @@ func TestWaitForAnalysis_NilOptions(t *testing.T) {
 }
 
 func TestWaitForAnalysis_OnUpdateOncePerStatusChange(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		steps []http.HandlerFunc
@@ -246,6 +247,7 @@ func TestWaitForAnalysis_EndsAtOnceOnPermanentErrors(t *testing.T) {
 }
 
 func TestWaitForAnalysis_RetriesTransientFailures(t *testing.T) {
+	t.Parallel()
 	s503 := retryTestStatus(http.StatusServiceUnavailable)
 	tests := []struct {
 		name     string
@@ -274,6 +276,7 @@ func TestWaitForAnalysis_RetriesTransientFailures(t *testing.T) {
 }
 
 func TestWaitForAnalysis_DeadlineReturnsLastAnalysis(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		steps      []http.HandlerFunc
@@ -281,11 +284,10 @@ func TestWaitForAnalysis_DeadlineReturnsLastAnalysis(t *testing.T) {
 		wantLast   AnalysisStatus // "": no analysis seen
 	}{
 		{"server holds until the client gives up", []http.HandlerFunc{waitTestHold}, 300 * time.Millisecond, ""},
-		{"processing, then held", []http.HandlerFunc{waitTestProcessing, waitTestHold}, time.Second, AnalysisProcessing},
-		{"pending, then held", []http.HandlerFunc{waitTestPending, waitTestHold}, time.Second, AnalysisPending},
-		{"keeps answering processing at once", []http.HandlerFunc{waitTestProcessing}, 700 * time.Millisecond, AnalysisProcessing},
-		{"completed without report, then held", []http.HandlerFunc{waitTestAnswer(AnalysisCompleted, "", ""), waitTestHold}, time.Second, AnalysisCompleted},
-		{"keeps failing with 503", []http.HandlerFunc{waitTestProcessing, retryTestStatus(503)}, 700 * time.Millisecond, AnalysisProcessing},
+		{"pending, then held", []http.HandlerFunc{waitTestPending, waitTestHold}, 600 * time.Millisecond, AnalysisPending},
+		{"keeps answering processing at once", []http.HandlerFunc{waitTestProcessing}, 500 * time.Millisecond, AnalysisProcessing},
+		{"completed without report, then held", []http.HandlerFunc{waitTestAnswer(AnalysisCompleted, "", ""), waitTestHold}, 600 * time.Millisecond, AnalysisCompleted},
+		{"keeps failing with 503", []http.HandlerFunc{waitTestProcessing, retryTestStatus(503)}, 500 * time.Millisecond, AnalysisProcessing},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,6 +313,7 @@ func TestWaitForAnalysis_DeadlineReturnsLastAnalysis(t *testing.T) {
 }
 
 func TestWaitForAnalysis_Cancel(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		steps []http.HandlerFunc

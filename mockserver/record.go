@@ -117,15 +117,30 @@ func (t *bodyTap) finish() {
 	_, _ = io.Copy(io.Discard, io.LimitReader(t, room+1))
 }
 
-// statusWriter remembers the status of the answer.
+// statusWriter remembers the status of the answer and tells onStatus of
+// it, once, before the answer is sent.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	status    int
+	onStatus  func(status int)
+	committed bool
+}
+
+// commit calls onStatus once.
+func (w *statusWriter) commit(status int) {
+	if w.committed {
+		return
+	}
+	w.committed = true
+	if w.onStatus != nil {
+		w.onStatus(status)
+	}
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
+		w.commit(code)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -133,6 +148,7 @@ func (w *statusWriter) WriteHeader(code int) {
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
+		w.commit(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
 }
@@ -147,8 +163,10 @@ func (w *statusWriter) Flush() {
 	}
 }
 
-// Hijack passes hijacking through, for injected dropped connections.
+// Hijack passes hijacking through, for injected dropped connections; the
+// request is recorded, with no status, first.
 func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.commit(0)
 	hj, ok := w.ResponseWriter.(http.Hijacker)
 	if !ok {
 		return nil, nil, http.ErrNotSupported

@@ -129,34 +129,33 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		if recordTo != nil && !control {
 			query = r.URL.Query()
 		}
-		defer func() {
-			p := recover()
-			if p != nil && p != http.ErrAbortHandler {
-				if sw.status == 0 {
-					writeError(sw, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the mock server failed: %v", p))
-				}
-			}
-			if recordTo != nil && !control {
+		// The record is written as the answer's status is, before any byte
+		// of the answer leaves (or before a dropped connection closes), so
+		// that a client that has its answer finds its request recorded.
+		if recordTo != nil && !control {
+			sw.onStatus = func(status int) {
 				rec := RecordedRequest{
 					Time:   s.clock.Now().UTC(),
 					Method: r.Method,
 					Path:   r.URL.EscapedPath(),
 					Query:  query,
 					Header: redactHeader(r.Header),
-					Status: sw.status,
-				}
-				if p == http.ErrAbortHandler {
-					rec.Status = 0
+					Status: status,
 				}
 				if tap != nil {
-					if p == nil {
-						tap.finish()
-					}
+					tap.finish()
 					rec.Body = append([]byte(nil), tap.buf.Bytes()...)
 					rec.BodyTruncated = tap.truncated
 				}
 				recordTo.record.add(rec)
 			}
+		}
+		defer func() {
+			p := recover()
+			if p != nil && p != http.ErrAbortHandler && sw.status == 0 {
+				writeError(sw, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the mock server failed: %v", p))
+			}
+			sw.commit(0) // an answer that never began: a dropped connection
 			if s.cfg.logger != nil {
 				s.cfg.logger.LogAttrs(context.Background(), slog.LevelInfo, "request",
 					slog.String("method", r.Method), slog.String("path", r.URL.EscapedPath()),
