@@ -305,13 +305,8 @@ func (t *Tenant) handleUpdateItem(w http.ResponseWriter, r *http.Request) *apiEr
 	if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &b); e != nil {
 		return e
 	}
-	if b.Name.set {
-		if b.Name.null {
-			return validation("field \"name\" must be a string, not null")
-		}
-		if e := checkName("name", b.Name.value); e != nil {
-			return e
-		}
+	if e := checkOptName(b.Name); e != nil {
+		return e
 	}
 	if b.Metadata.set && b.Metadata.null {
 		return validation("field \"metadata\" must be an object, not null")
@@ -371,13 +366,23 @@ func (t *Tenant) handleDeleteItem(w http.ResponseWriter, r *http.Request) *apiEr
 
 // handleItemOriginal serves an item's original bytes (storageOriginalUrl).
 func (t *Tenant) handleItemOriginal(w http.ResponseWriter, r *http.Request) *apiError {
+	return t.serveArtifact(w, r, func(it *itemRec) (string, []byte) { return it.contentType, it.data })
+}
+
+// handleItemText serves the text extracted from an item (url).
+func (t *Tenant) handleItemText(w http.ResponseWriter, r *http.Request) *apiError {
+	return t.serveArtifact(w, r, func(it *itemRec) (string, []byte) { return "text/plain; charset=utf-8", []byte(it.text) })
+}
+
+// serveArtifact serves one of an item's stored artifacts.
+func (t *Tenant) serveArtifact(w http.ResponseWriter, r *http.Request, pick func(*itemRec) (string, []byte)) *apiError {
 	id := pathVar(r, "itemId")
 	t.mu.Lock()
 	it := t.st.items[id]
-	var data []byte
 	var ct string
+	var data []byte
 	if it != nil {
-		data, ct = it.data, it.contentType
+		ct, data = pick(it)
 	}
 	t.mu.Unlock()
 	if it == nil {
@@ -387,26 +392,6 @@ func (t *Tenant) handleItemOriginal(w http.ResponseWriter, r *http.Request) *api
 	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(data)
-	return nil
-}
-
-// handleItemText serves the text extracted from an item (url).
-func (t *Tenant) handleItemText(w http.ResponseWriter, r *http.Request) *apiError {
-	id := pathVar(r, "itemId")
-	t.mu.Lock()
-	it := t.st.items[id]
-	var text string
-	if it != nil {
-		text = it.text
-	}
-	t.mu.Unlock()
-	if it == nil {
-		return itemNotFound(id)
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(text)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = io.WriteString(w, text)
 	return nil
 }
 

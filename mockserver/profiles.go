@@ -26,6 +26,18 @@ func checkName(field string, name string) *apiError {
 	return nil
 }
 
+// checkOptName validates an optional name field: absent, or a valid name
+// (never null).
+func checkOptName(name opt[string]) *apiError {
+	if !name.set {
+		return nil
+	}
+	if name.null {
+		return validation("field \"name\" must be a string, not null")
+	}
+	return checkName("name", name.value)
+}
+
 // now returns the server's time in UTC, to the millisecond.
 func (t *Tenant) now() time.Time { return t.srv.clock.Now().UTC().Truncate(time.Millisecond) }
 
@@ -155,13 +167,8 @@ func (t *Tenant) handleUpdateProfile(w http.ResponseWriter, r *http.Request) *ap
 	if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &b); e != nil {
 		return e
 	}
-	if b.Name.set {
-		if b.Name.null {
-			return validation("field \"name\" must be a string, not null")
-		}
-		if e := checkName("name", b.Name.value); e != nil {
-			return e
-		}
+	if e := checkOptName(b.Name); e != nil {
+		return e
 	}
 	id := pathVar(r, "profileId")
 	t.mu.Lock()
