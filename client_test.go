@@ -15,6 +15,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // clientTestAnalysisJSON is a small completed analysis with its report.
@@ -42,15 +45,15 @@ func TestNewClient_EnvDefaults(t *testing.T) {
 	t.Setenv(EnvBaseURL, srv.URL+"/v1/")
 
 	c, err := NewClient()
-	tRequire.NoError(t, err)
-	tAssert.Equal(t, srv.URL, c.BaseURL())
+	require.NoError(t, err)
+	assert.Equal(t, srv.URL, c.BaseURL())
 	_, err = c.GetProfile(context.Background(), "pf_1")
-	tRequire.NoError(t, err)
+	require.NoError(t, err)
 
 	reqs := srv.requests()
-	tRequire.Len(t, reqs, 1)
-	tAssert.Equal(t, "env-key-1234", reqs[0].Header.Get("x-api-key"))
-	tAssert.Equal(t, "/v1/profiles/pf_1", reqs[0].Path)
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "env-key-1234", reqs[0].Header.Get("x-api-key"))
+	assert.Equal(t, "/v1/profiles/pf_1", reqs[0].Path)
 }
 
 func TestNewClient_OptionsWinOverEnv(t *testing.T) {
@@ -74,13 +77,13 @@ func TestNewClient_OptionsWinOverEnv(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			beforeWant, beforeOther := len(tt.wantSrv.requests()), len(tt.otherSrv.requests())
 			c, err := NewClient(tt.opts...)
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 			_, err = c.GetProfile(context.Background(), "pf_1")
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 			reqs := tt.wantSrv.requests()
-			tRequire.Len(t, reqs, beforeWant+1)
-			tAssert.Equal(t, tt.wantKey, reqs[len(reqs)-1].Header.Get("x-api-key"))
-			tAssert.Len(t, tt.otherSrv.requests(), beforeOther)
+			require.Len(t, reqs, beforeWant+1)
+			assert.Equal(t, tt.wantKey, reqs[len(reqs)-1].Header.Get("x-api-key"))
+			assert.Len(t, tt.otherSrv.requests(), beforeOther)
 		})
 	}
 }
@@ -107,9 +110,9 @@ func TestNewClient_MissingKeyOrURL(t *testing.T) {
 			t.Setenv(EnvAPIKey, tt.envKey)
 			t.Setenv(EnvBaseURL, tt.envURL)
 			c, err := NewClient(tt.opts...)
-			tRequire.Error(t, err)
-			tAssert.Nil(t, c)
-			tAssert.Contains(t, err.Error(), tt.wantErr)
+			require.Error(t, err)
+			assert.Nil(t, c)
+			assert.Contains(t, err.Error(), tt.wantErr)
 		})
 	}
 }
@@ -135,12 +138,12 @@ func TestNewClient_BaseURLForms(t *testing.T) {
 		t.Run("base"+tt.suffix, func(t *testing.T) {
 			before := len(srv.requests())
 			c := srv.client(t, WithBaseURL(srv.URL+tt.suffix))
-			tAssert.Equal(t, srv.URL+tt.wantBase, c.BaseURL())
+			assert.Equal(t, srv.URL+tt.wantBase, c.BaseURL())
 			_, err := c.GetProfile(context.Background(), "pf_1")
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 			reqs := srv.requests()
-			tRequire.Len(t, reqs, before+1)
-			tAssert.Equal(t, tt.wantPath, reqs[len(reqs)-1].Path)
+			require.Len(t, reqs, before+1)
+			assert.Equal(t, tt.wantPath, reqs[len(reqs)-1].Path)
 		})
 	}
 }
@@ -167,10 +170,10 @@ func TestNewClient_BadBaseURL(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clientTestClearEnv(t)
 			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(tt.url))
-			tRequire.Error(t, err)
-			tAssert.Nil(t, c)
-			tAssert.Contains(t, err.Error(), "base URL")
-			tAssert.NotContains(t, err.Error(), testAPIKey)
+			require.Error(t, err)
+			assert.Nil(t, c)
+			assert.Contains(t, err.Error(), "base URL")
+			assert.NotContains(t, err.Error(), testAPIKey)
 		})
 	}
 }
@@ -197,14 +200,14 @@ func TestNewClient_BadNumbers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("https://api.example.com"), tt.opt)
 			if tt.wantErr {
-				tAssert.Error(t, err)
-				tAssert.Nil(t, c)
+				assert.Error(t, err)
+				assert.Nil(t, c)
 				if err != nil {
-					tAssert.True(t, strings.HasPrefix(err.Error(), "profilesvc: "), "error %q", err)
+					assert.True(t, strings.HasPrefix(err.Error(), "profilesvc: "), "error %q", err)
 				}
 			} else {
-				tAssert.NoError(t, err)
-				tAssert.NotNil(t, c)
+				assert.NoError(t, err)
+				assert.NotNil(t, c)
 			}
 		})
 	}
@@ -225,8 +228,8 @@ func TestNewClient_UserAgent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
 			_, err := srv.client(t, tt.opts...).GetProfile(context.Background(), "pf_1")
-			tRequire.NoError(t, err)
-			tAssert.Equal(t, tt.want, srv.requests()[0].Header.Get("User-Agent"))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, srv.requests()[0].Header.Get("User-Agent"))
 		})
 	}
 }
@@ -237,16 +240,16 @@ func TestNewClient_WithHTTPClientTransport(t *testing.T) {
 	hc := &http.Client{Transport: counter, Timeout: 7 * time.Second}
 	c := srv.client(t, WithHTTPClient(hc))
 	_, err := c.GetProfile(context.Background(), "pf_1")
-	tRequire.NoError(t, err)
+	require.NoError(t, err)
 	_, err = c.CreateProfile(context.Background(), "wf_1", CreateProfileParams{Name: "Jane"})
-	tRequire.NoError(t, err)
-	tAssert.Equal(t, int32(2), counter.n.Load(), "every request goes through the given transport")
-	tAssert.Len(t, srv.requests(), 2)
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), counter.n.Load(), "every request goes through the given transport")
+	assert.Len(t, srv.requests(), 2)
 
 	// The caller's client is not changed.
-	tAssert.Equal(t, http.RoundTripper(counter), hc.Transport)
-	tAssert.Equal(t, 7*time.Second, hc.Timeout)
-	tAssert.Nil(t, hc.CheckRedirect)
+	assert.Equal(t, http.RoundTripper(counter), hc.Transport)
+	assert.Equal(t, 7*time.Second, hc.Timeout)
+	assert.Nil(t, hc.CheckRedirect)
 }
 
 func TestNewClient_WithHTTPClientTimeoutIsPerRequest(t *testing.T) {
@@ -263,19 +266,19 @@ func TestNewClient_WithHTTPClientTimeoutIsPerRequest(t *testing.T) {
 	t.Run("timeout bounds an ordinary request", func(t *testing.T) {
 		c := srv.client(t, WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}), WithMaxRetries(0))
 		_, err := c.GetProfile(context.Background(), "pf_1")
-		tRequire.Error(t, err)
-		tAssert.Contains(t, err.Error(), "timed out")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "timed out")
 	})
 	t.Run("timeout does not cut a long poll", func(t *testing.T) {
 		c := srv.client(t, WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}), WithMaxRetries(0))
 		a, err := c.GetAnalysis(context.Background(), "analysis_1", &GetAnalysisParams{WaitForReport: true, Timeout: 10 * time.Second})
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, AnalysisCompleted, a.Status)
+		require.NoError(t, err)
+		assert.Equal(t, AnalysisCompleted, a.Status)
 	})
 	t.Run("WithRequestTimeout wins over the client's timeout", func(t *testing.T) {
 		c := srv.client(t, WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}), WithRequestTimeout(5*time.Second), WithMaxRetries(0))
 		_, err := c.GetProfile(context.Background(), "pf_1")
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 	})
 }
 
@@ -297,13 +300,13 @@ func TestNewClient_RedirectToOtherHostNotFollowed(t *testing.T) {
 				http.Redirect(w, r, other.URL+r.URL.Path, tt.status)
 			})
 			err := tt.call.call(context.Background(), srv.client(t))
-			tRequire.Error(t, err)
+			require.Error(t, err)
 			var apiErr *APIError
-			if tAssert.ErrorAs(t, err, &apiErr) {
-				tAssert.Equal(t, tt.status, apiErr.StatusCode)
+			if assert.ErrorAs(t, err, &apiErr) {
+				assert.Equal(t, tt.status, apiErr.StatusCode)
 			}
-			tAssert.Len(t, srv.requests(), 1)
-			tAssert.Empty(t, other.requests(), "the API key must never reach another host")
+			assert.Len(t, srv.requests(), 1)
+			assert.Empty(t, other.requests(), "the API key must never reach another host")
 		})
 	}
 }
@@ -317,12 +320,12 @@ func TestNewClient_RedirectOnSameHostFollowed(t *testing.T) {
 		respond(w, http.StatusOK, retryTestProfileJSON)
 	})
 	p, err := srv.client(t).GetProfile(context.Background(), "pf_old")
-	tRequire.NoError(t, err)
-	tAssert.Equal(t, "pf_1", p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "pf_1", p.ID)
 	reqs := srv.requests()
-	tRequire.Len(t, reqs, 2)
-	tAssert.Equal(t, "/v1/profiles/pf_1", reqs[1].Path)
-	tAssert.Equal(t, testAPIKey, reqs[1].Header.Get("x-api-key"))
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "/v1/profiles/pf_1", reqs[1].Path)
+	assert.Equal(t, testAPIKey, reqs[1].Header.Get("x-api-key"))
 }
 
 // clientTestLockedBuffer is a bytes.Buffer safe for concurrent writes.
@@ -356,8 +359,8 @@ func clientTestAssertLogLines(t *testing.T, logs, key string) {
 	lines := strings.Split(strings.TrimSpace(logs), "\n")
 	for _, line := range lines {
 		var v map[string]any
-		tAssert.NoError(t, json.Unmarshal([]byte(line), &v), "log line %q", line)
-		tAssert.NotContains(t, line, key)
+		assert.NoError(t, json.Unmarshal([]byte(line), &v), "log line %q", line)
+		assert.NotContains(t, line, key)
 	}
 }
 
@@ -388,30 +391,30 @@ func TestClient_APIKeyNeverLogged(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := c.GetProfile(ctx, "pf_ok")
-	tAssert.NoError(t, err)
+	assert.NoError(t, err)
 	_, err = c.GetProfile(ctx, "pf_flaky")
-	tAssert.NoError(t, err)
+	assert.NoError(t, err)
 	_, err = c.GetProfile(ctx, "pf_down")
-	tAssert.Error(t, err)
+	assert.Error(t, err)
 	_, err = c.GetProfile(ctx, "pf_drop")
-	tAssert.Error(t, err)
+	assert.Error(t, err)
 	_, err = c.CreateProfile(ctx, "wf_1", CreateProfileParams{Name: "Jane"})
-	tAssert.ErrorIs(t, err, ErrUnauthorized)
+	assert.ErrorIs(t, err, ErrUnauthorized)
 	_, err = c.GetProfile(ctx, "pf_missing")
-	tAssert.ErrorIs(t, err, ErrNotFound)
+	assert.ErrorIs(t, err, ErrNotFound)
 
 	refused, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+retryTestClosedAddr(t)),
 		WithRetryWait(time.Millisecond, 5*time.Millisecond), WithLogger(logger))
-	tRequire.NoError(t, err)
+	require.NoError(t, err)
 	_, err = refused.StartAnalysis(ctx, "pf_1", StartAnalysisParams{ItemIDs: []string{"item_1"}})
-	tAssert.Error(t, err)
+	assert.Error(t, err)
 
 	logs := buf.String()
-	tRequire.NotEmpty(t, logs)
-	tAssert.Contains(t, logs, `"level":"DEBUG"`, "debug lines are written")
-	tAssert.Contains(t, logs, "retrying request", "retries are logged")
-	tAssert.Contains(t, logs, "pf_flaky")
-	tAssert.Contains(t, logs, "connection refused")
+	require.NotEmpty(t, logs)
+	assert.Contains(t, logs, `"level":"DEBUG"`, "debug lines are written")
+	assert.Contains(t, logs, "retrying request", "retries are logged")
+	assert.Contains(t, logs, "pf_flaky")
+	assert.Contains(t, logs, "connection refused")
 	clientTestAssertLogLines(t, logs, testAPIKey)
 }
 
@@ -423,9 +426,9 @@ func TestClient_APIKeyNeverLoggedWhenServerEchoesIt(t *testing.T) {
 	})
 	logger, buf := clientTestLogger()
 	_, err := srv.client(t, WithLogger(logger), WithMaxRetries(1)).GetProfile(context.Background(), "pf_1")
-	tRequire.Error(t, err)
+	require.Error(t, err)
 	logs := buf.String()
-	tRequire.NotEmpty(t, logs)
+	require.NotEmpty(t, logs)
 	clientTestAssertLogLines(t, logs, testAPIKey)
 }
 
@@ -451,7 +454,7 @@ func TestClient_APIKeyNotInErrors(t *testing.T) {
 	c := srv.client(t)
 	refused, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+retryTestClosedAddr(t)),
 		WithRetryWait(time.Millisecond, 5*time.Millisecond))
-	tRequire.NoError(t, err)
+	require.NoError(t, err)
 
 	tests := []struct {
 		name string
@@ -499,13 +502,13 @@ func TestClient_APIKeyNotInErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.call()
-			tRequire.Error(t, err)
-			tAssert.NotContains(t, err.Error(), testAPIKey)
-			tAssert.NotContains(t, fmt.Sprintf("%+v", err), testAPIKey)
+			require.Error(t, err)
+			assert.NotContains(t, err.Error(), testAPIKey)
+			assert.NotContains(t, fmt.Sprintf("%+v", err), testAPIKey)
 			var apiErr *APIError
 			if errors.As(err, &apiErr) {
-				tAssert.NotContains(t, string(apiErr.Body), testAPIKey)
-				tAssert.NotContains(t, apiErr.Message, testAPIKey)
+				assert.NotContains(t, string(apiErr.Body), testAPIKey)
+				assert.NotContains(t, apiErr.Message, testAPIKey)
 			}
 		})
 	}
@@ -519,14 +522,14 @@ func TestClient_RequestTimeoutBoundsOneAttempt(t *testing.T) {
 	})
 	start := time.Now()
 	_, err := srv.client(t, WithRequestTimeout(50*time.Millisecond)).GetProfile(context.Background(), "pf_1")
-	tRequire.Error(t, err)
-	tAssert.Less(t, time.Since(start), 2*time.Second)
-	tAssert.Len(t, srv.requests(), DefaultMaxRetries+1, "a timed-out GET is retried")
-	tAssert.Contains(t, err.Error(), "after 4 attempts")
-	tAssert.Contains(t, err.Error(), "timed out")
-	tAssert.ErrorIs(t, err, ErrRequestTimeout)
-	tAssert.NotErrorIs(t, err, context.DeadlineExceeded, "the caller's context did not run out")
-	tAssert.NotErrorIs(t, err, context.Canceled)
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 2*time.Second)
+	assert.Len(t, srv.requests(), DefaultMaxRetries+1, "a timed-out GET is retried")
+	assert.Contains(t, err.Error(), "after 4 attempts")
+	assert.Contains(t, err.Error(), "timed out")
+	assert.ErrorIs(t, err, ErrRequestTimeout)
+	assert.NotErrorIs(t, err, context.DeadlineExceeded, "the caller's context did not run out")
+	assert.NotErrorIs(t, err, context.Canceled)
 }
 
 func TestClient_RequestTimeoutCoversTheBody(t *testing.T) {
@@ -541,8 +544,8 @@ func TestClient_RequestTimeoutCoversTheBody(t *testing.T) {
 	})
 	start := time.Now()
 	_, err := srv.client(t, WithRequestTimeout(100*time.Millisecond)).GetProfile(context.Background(), "pf_1")
-	tRequire.Error(t, err)
-	tAssert.Less(t, time.Since(start), 900*time.Millisecond)
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 900*time.Millisecond)
 }
 
 func TestClient_LongPollNotCutByRequestTimeout(t *testing.T) {
@@ -554,16 +557,16 @@ func TestClient_LongPollNotCutByRequestTimeout(t *testing.T) {
 	c := srv.client(t, WithRequestTimeout(50*time.Millisecond), WithMaxRetries(0))
 
 	a, err := c.GetAnalysis(context.Background(), "analysis_1", &GetAnalysisParams{WaitForReport: true, Timeout: 10 * time.Second})
-	tRequire.NoError(t, err, "a long poll's limit is its hold plus a margin")
-	tAssert.Equal(t, "analysis_1", a.ID)
+	require.NoError(t, err, "a long poll's limit is its hold plus a margin")
+	assert.Equal(t, "analysis_1", a.ID)
 	reqs := srv.requests()
-	tRequire.Len(t, reqs, 1)
-	tAssert.Equal(t, "true", reqs[0].Query.Get("waitForReport"))
-	tAssert.Equal(t, "10", reqs[0].Query.Get("timeoutSeconds"))
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "true", reqs[0].Query.Get("waitForReport"))
+	assert.Equal(t, "10", reqs[0].Query.Get("timeoutSeconds"))
 
 	// The same request without the long poll is bound by the timeout.
 	_, err = c.GetAnalysis(context.Background(), "analysis_1", nil)
-	tAssert.Error(t, err)
+	assert.Error(t, err)
 }
 
 func TestClient_RequestOptionsChangeOneCall(t *testing.T) {
@@ -575,57 +578,57 @@ func TestClient_RequestOptionsChangeOneCall(t *testing.T) {
 		})
 		c := srv.client(t, WithMaxRetries(0))
 		_, err := c.GetProfile(context.Background(), "pf_1", WithTimeout(30*time.Millisecond))
-		tAssert.Error(t, err)
+		assert.Error(t, err)
 		_, err = c.GetProfile(context.Background(), "pf_1")
-		tAssert.NoError(t, err, "the next call has the client's timeout again")
+		assert.NoError(t, err, "the next call has the client's timeout again")
 
 		// And the other way round: a longer timeout for one call.
 		short := srv.client(t, WithMaxRetries(0), WithRequestTimeout(30*time.Millisecond))
 		_, err = short.GetProfile(context.Background(), "pf_1", WithTimeout(5*time.Second))
-		tAssert.NoError(t, err)
+		assert.NoError(t, err)
 		_, err = short.GetProfile(context.Background(), "pf_1")
-		tAssert.Error(t, err)
+		assert.Error(t, err)
 	})
 
 	t.Run("WithRetries", func(t *testing.T) {
 		srv := newTestServer(t, retryTestStatus(http.StatusServiceUnavailable))
 		c := srv.client(t)
 		_, err := c.GetProfile(context.Background(), "pf_1", WithRetries(1))
-		tAssert.Error(t, err)
-		tAssert.Len(t, srv.requests(), 2)
+		assert.Error(t, err)
+		assert.Len(t, srv.requests(), 2)
 		_, err = c.GetProfile(context.Background(), "pf_1", WithRetries(0))
-		tAssert.Error(t, err)
-		tAssert.Len(t, srv.requests(), 3)
+		assert.Error(t, err)
+		assert.Len(t, srv.requests(), 3)
 		_, err = c.GetProfile(context.Background(), "pf_1")
-		tAssert.Error(t, err)
-		tAssert.Len(t, srv.requests(), 3+DefaultMaxRetries+1, "the next call has the client's retries again")
+		assert.Error(t, err)
+		assert.Len(t, srv.requests(), 3+DefaultMaxRetries+1, "the next call has the client's retries again")
 
 		none := srv.client(t, WithMaxRetries(0))
 		_, err = none.GetProfile(context.Background(), "pf_1", WithRetries(2))
-		tAssert.Error(t, err)
-		tAssert.Len(t, srv.requests(), 3+DefaultMaxRetries+1+3)
+		assert.Error(t, err)
+		assert.Len(t, srv.requests(), 3+DefaultMaxRetries+1+3)
 	})
 
 	t.Run("WithHeader", func(t *testing.T) {
 		srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
 		c := srv.client(t)
 		_, err := c.GetProfile(context.Background(), "pf_1", WithHeader("X-Trace-Id", "t-1"), WithHeader("X-Trace-Id", "t-2"), WithHeader("Idempotency-Key", "k"))
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 		_, err = c.GetProfile(context.Background(), "pf_1")
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 		reqs := srv.requests()
-		tRequire.Len(t, reqs, 2)
-		tAssert.Equal(t, []string{"t-1", "t-2"}, reqs[0].Header.Values("X-Trace-Id"))
-		tAssert.Equal(t, "k", reqs[0].Header.Get("Idempotency-Key"))
-		tAssert.Empty(t, reqs[1].Header.Values("X-Trace-Id"), "the header belongs to one call only")
-		tAssert.Empty(t, reqs[1].Header.Get("Idempotency-Key"))
+		require.Len(t, reqs, 2)
+		assert.Equal(t, []string{"t-1", "t-2"}, reqs[0].Header.Values("X-Trace-Id"))
+		assert.Equal(t, "k", reqs[0].Header.Get("Idempotency-Key"))
+		assert.Empty(t, reqs[1].Header.Values("X-Trace-Id"), "the header belongs to one call only")
+		assert.Empty(t, reqs[1].Header.Get("Idempotency-Key"))
 	})
 
 	t.Run("WithHeader cannot replace the API key", func(t *testing.T) {
 		srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, retryTestProfileJSON) })
 		_, err := srv.client(t).GetProfile(context.Background(), "pf_1", WithHeader("X-Api-Key", "someone-else"))
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, []string{testAPIKey}, srv.requests()[0].Header.Values("x-api-key"))
+		require.NoError(t, err)
+		assert.Equal(t, []string{testAPIKey}, srv.requests()[0].Header.Values("x-api-key"))
 	})
 }
 
@@ -635,10 +638,10 @@ func TestClient_InvalidIDSendsNothing(t *testing.T) {
 	for _, id := range []string{"", ".", ".."} {
 		t.Run(fmt.Sprintf("%q", id), func(t *testing.T) {
 			_, err := c.GetProfile(context.Background(), id)
-			tAssert.ErrorIs(t, err, ErrInvalidID)
+			assert.ErrorIs(t, err, ErrInvalidID)
 			var apiErr *APIError
-			tAssert.False(t, errors.As(err, &apiErr))
+			assert.False(t, errors.As(err, &apiErr))
 		})
 	}
-	tAssert.Empty(t, srv.requests())
+	assert.Empty(t, srv.requests())
 }

@@ -1,19 +1,19 @@
 package profilesvc
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // errorsTestSentinel names a sentinel error for readable failures.
@@ -65,7 +65,7 @@ func errorsTestAssertMatches(t *testing.T, err error, want ...error) {
 				expected = true
 			}
 		}
-		tAssert.Equal(t, expected, errors.Is(err, s.err), "errors.Is(%v, %s)", err, s.name)
+		assert.Equal(t, expected, errors.Is(err, s.err), "errors.Is(%v, %s)", err, s.name)
 	}
 }
 
@@ -98,7 +98,7 @@ func TestAPIError_ErrorFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tAssert.Equal(t, tt.want, tt.err.Error())
+			assert.Equal(t, tt.want, tt.err.Error())
 		})
 	}
 }
@@ -108,12 +108,12 @@ func TestAPIError_ErrorFormatEndToEnd(t *testing.T) {
 		respondError(w, http.StatusConflict, CodeAnalysisInProgress, "an analysis is already running")
 	})
 	_, err := srv.client(t).StartAnalysis(context.Background(), "pf_1", StartAnalysisParams{ItemIDs: []string{"item_1"}})
-	tRequire.Error(t, err)
-	tAssert.True(t, strings.HasPrefix(err.Error(), "profilesvc: 409 ANALYSIS_IN_PROGRESS: an analysis is already running ("),
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "profilesvc: 409 ANALYSIS_IN_PROGRESS: an analysis is already running ("),
 		"error %q", err.Error())
-	tAssert.Contains(t, err.Error(), "POST /v1/analyses/pf_1/analyze")
-	tAssert.ErrorIs(t, err, ErrAnalysisInProgress)
-	tAssert.Len(t, srv.requests(), 1)
+	assert.Contains(t, err.Error(), "POST /v1/analyses/pf_1/analyze")
+	assert.ErrorIs(t, err, ErrAnalysisInProgress)
+	assert.Len(t, srv.requests(), 1)
 }
 
 func TestAPIError_IsSentinelOfEveryCode(t *testing.T) {
@@ -147,9 +147,9 @@ func TestAPIError_IsSentinelOfEveryCode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
 			e := newAPIError(tt.status, http.Header{}, errorsTestBody(tt.code, tt.status, "msg"), "")
-			tAssert.Equal(t, tt.code, e.Code, "Code keeps the raw code")
-			tAssert.Equal(t, tt.status, e.StatusCode)
-			tAssert.Equal(t, "msg", e.Message)
+			assert.Equal(t, tt.code, e.Code, "Code keeps the raw code")
+			assert.Equal(t, tt.status, e.StatusCode)
+			assert.Equal(t, "msg", e.Message)
 			errorsTestAssertMatches(t, e, tt.want...)
 			// Wrapping keeps the matches.
 			errorsTestAssertMatches(t, fmt.Errorf("call: %w", e), tt.want...)
@@ -189,14 +189,14 @@ func TestAPIError_SVCCodesEndToEnd(t *testing.T) {
 				respondError(w, http.StatusNotFound, tt.code, "not here")
 			})
 			err := tt.call(srv.client(t))
-			tRequire.Error(t, err)
-			tAssert.ErrorIs(t, err, tt.sentinel)
-			tAssert.ErrorIs(t, err, ErrNotFound)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tt.sentinel)
+			assert.ErrorIs(t, err, ErrNotFound)
 			var apiErr *APIError
-			tRequire.ErrorAs(t, err, &apiErr)
-			tAssert.Equal(t, tt.code, apiErr.Code)
-			tAssert.Equal(t, http.StatusNotFound, apiErr.StatusCode)
-			tAssert.Len(t, srv.requests(), 1, "a 404 is not retried")
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, tt.code, apiErr.Code)
+			assert.Equal(t, http.StatusNotFound, apiErr.StatusCode)
+			assert.Len(t, srv.requests(), 1, "a 404 is not retried")
 		})
 	}
 }
@@ -239,10 +239,10 @@ func TestAPIError_AsGivesDetails(t *testing.T) {
 		respond(w, http.StatusTooManyRequests, body)
 	})
 	_, err := srv.client(t).GetProfile(context.Background(), "pf_1")
-	tRequire.Error(t, err)
+	require.Error(t, err)
 
 	var apiErr *APIError
-	tRequire.ErrorAs(t, err, &apiErr)
+	require.ErrorAs(t, err, &apiErr)
 	want := &APIError{
 		StatusCode: http.StatusTooManyRequests,
 		Code:       CodeRateLimited,
@@ -257,7 +257,7 @@ func TestAPIError_AsGivesDetails(t *testing.T) {
 	if diff := cmp.Diff(want, apiErr); diff != "" {
 		t.Errorf("APIError mismatch (-want +got):\n%s", diff)
 	}
-	tAssert.ErrorIs(t, err, ErrRateLimited)
+	assert.ErrorIs(t, err, ErrRateLimited)
 }
 
 func TestAPIError_MasksSecret(t *testing.T) {
@@ -276,10 +276,10 @@ func TestAPIError_MasksSecret(t *testing.T) {
 			h := http.Header{}
 			h.Set("Content-Type", tt.contentType)
 			e := newAPIError(http.StatusUnauthorized, h, []byte(tt.body), secret)
-			tAssert.NotContains(t, e.Error(), secret)
-			tAssert.NotContains(t, e.Message, secret)
-			tAssert.NotContains(t, string(e.Body), secret)
-			tAssert.ErrorIs(t, e, ErrUnauthorized)
+			assert.NotContains(t, e.Error(), secret)
+			assert.NotContains(t, e.Message, secret)
+			assert.NotContains(t, string(e.Body), secret)
+			assert.ErrorIs(t, e, ErrUnauthorized)
 		})
 	}
 }
@@ -288,7 +288,7 @@ func TestAPIError_RequestIDCaseInsensitive(t *testing.T) {
 	h := http.Header{}
 	h.Set("x-request-id", "req_lower")
 	e := newAPIError(404, h, errorsTestBody(CodeItemNotFound, 404, "gone"), "")
-	tAssert.Equal(t, "req_lower", e.RequestID)
+	assert.Equal(t, "req_lower", e.RequestID)
 }
 
 func TestAPIError_NonJSONBodies(t *testing.T) {
@@ -382,16 +382,16 @@ func TestAPIError_NonJSONBodies(t *testing.T) {
 				h.Set("Content-Type", tt.contentType)
 			}
 			var e *APIError
-			tRequire.NotPanics(t, func() { e = newAPIError(tt.status, h, tt.body, "") })
-			tAssert.Equal(t, tt.status, e.StatusCode)
-			tAssert.Empty(t, e.Code)
-			tAssert.Equal(t, tt.body, e.Body)
-			tRequire.NotEmpty(t, e.Message)
+			require.NotPanics(t, func() { e = newAPIError(tt.status, h, tt.body, "") })
+			assert.Equal(t, tt.status, e.StatusCode)
+			assert.Empty(t, e.Code)
+			assert.Equal(t, tt.body, e.Body)
+			require.NotEmpty(t, e.Message)
 			for _, s := range tt.wantInMessage {
-				tAssert.Contains(t, e.Message, s)
+				assert.Contains(t, e.Message, s)
 			}
-			tAssert.Less(t, len(e.Message), 1000, "the message is an excerpt, not the whole body")
-			tAssert.True(t, strings.HasPrefix(e.Error(), "profilesvc: "+strconv.Itoa(tt.status)+": "), "Error() = %q", e.Error())
+			assert.Less(t, len(e.Message), 1000, "the message is an excerpt, not the whole body")
+			assert.True(t, strings.HasPrefix(e.Error(), "profilesvc: "+strconv.Itoa(tt.status)+": "), "Error() = %q", e.Error())
 			errorsTestAssertMatches(t, e, tt.sentinels...)
 		})
 	}
@@ -420,15 +420,15 @@ func TestAPIError_NonJSONBodiesEndToEnd(t *testing.T) {
 				_, _ = w.Write([]byte(tt.body))
 			})
 			var err error
-			tRequire.NotPanics(t, func() {
+			require.NotPanics(t, func() {
 				_, err = srv.client(t, WithMaxRetries(0)).GetProfile(context.Background(), "pf_1")
 			})
 			var apiErr *APIError
-			tRequire.ErrorAs(t, err, &apiErr)
-			tAssert.Equal(t, tt.status, apiErr.StatusCode)
-			tAssert.Equal(t, []byte(tt.body), apiErr.Body)
-			tAssert.Contains(t, apiErr.Message, tt.wantInMsg)
-			tAssert.Contains(t, err.Error(), strconv.Itoa(tt.status))
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, tt.status, apiErr.StatusCode)
+			assert.Equal(t, tt.body, string(apiErr.Body))
+			assert.Contains(t, apiErr.Message, tt.wantInMsg)
+			assert.Contains(t, err.Error(), strconv.Itoa(tt.status))
 		})
 	}
 }
@@ -442,9 +442,9 @@ func TestAPIError_BodyIsBounded(t *testing.T) {
 	})
 	_, err := srv.client(t).GetProfile(context.Background(), "pf_1")
 	var apiErr *APIError
-	tRequire.ErrorAs(t, err, &apiErr)
-	tAssert.LessOrEqual(t, len(apiErr.Body), 64<<10)
-	tAssert.NotEmpty(t, apiErr.Body)
+	require.ErrorAs(t, err, &apiErr)
+	assert.LessOrEqual(t, len(apiErr.Body), 64<<10)
+	assert.NotEmpty(t, apiErr.Body)
 }
 
 func TestAPIError_RetryAfterParsed(t *testing.T) {
@@ -466,8 +466,8 @@ func TestAPIError_RetryAfterParsed(t *testing.T) {
 				h.Set("Retry-After", tt.value)
 			}
 			e := newAPIError(http.StatusServiceUnavailable, h, nil, "")
-			tAssert.GreaterOrEqual(t, e.RetryAfter, tt.min)
-			tAssert.LessOrEqual(t, e.RetryAfter, tt.max)
+			assert.GreaterOrEqual(t, e.RetryAfter, tt.min)
+			assert.LessOrEqual(t, e.RetryAfter, tt.max)
 		})
 	}
 }
@@ -483,344 +483,12 @@ func TestAnalysisFailedError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tAssert.Equal(t, tt.want, tt.err.Error())
+			assert.Equal(t, tt.want, tt.err.Error())
 			wrapped := fmt.Errorf("wait: %w", tt.err)
 			errorsTestAssertMatches(t, wrapped, ErrAnalysisFailed)
 			var got *AnalysisFailedError
-			tRequire.ErrorAs(t, wrapped, &got)
-			tAssert.Equal(t, tt.err, got)
+			require.ErrorAs(t, wrapped, &got)
+			assert.Equal(t, tt.err, got)
 		})
 	}
-}
-
-// ---- assertions ----
-//
-// tAssert and tRequire are a small stand-in for testify's assert and
-// require, with the same method names and argument order, for the test
-// files of this package that use them. (testify cannot be built with this
-// module's go.mod as it stands: its assert package needs
-// go.yaml.in/yaml/v3, which go.mod does not list.) A tAssert failure marks
-// the test failed and goes on; a tRequire failure stops the test.
-
-type tCheck struct{ fatal bool }
-
-var (
-	tAssert  = tCheck{}
-	tRequire = tCheck{fatal: true}
-)
-
-// fail reports a failed check with the caller's optional message.
-func (c tCheck) fail(t testing.TB, what string, msgAndArgs []any) bool {
-	t.Helper()
-	msg := ""
-	if len(msgAndArgs) > 0 {
-		if format, ok := msgAndArgs[0].(string); ok {
-			msg = fmt.Sprintf(format, msgAndArgs[1:]...)
-		} else {
-			msg = fmt.Sprint(msgAndArgs...)
-		}
-		msg = "\n\tmessage: " + msg
-	}
-	if c.fatal {
-		t.Fatalf("%s%s", what, msg)
-	} else {
-		t.Errorf("%s%s", what, msg)
-	}
-	return false
-}
-
-// tDiff describes how want and got differ.
-func tDiff(want, got any) (s string) {
-	defer func() {
-		if recover() != nil {
-			s = fmt.Sprintf("want: %#v\n\tgot:  %#v", want, got)
-		}
-	}()
-	if w, ok := want.([]byte); ok {
-		if g, ok := got.([]byte); ok {
-			return fmt.Sprintf("want: %q\n\tgot:  %q", w, g)
-		}
-	}
-	if ws, ok := want.(string); ok {
-		if gs, ok := got.(string); ok {
-			return fmt.Sprintf("want: %q\n\tgot:  %q", ws, gs)
-		}
-	}
-	return fmt.Sprintf("(-want +got):\n%s", cmp.Diff(want, got))
-}
-
-func tEqual(want, got any) bool {
-	if w, ok := want.([]byte); ok {
-		g, ok := got.([]byte)
-		return ok && bytes.Equal(w, g)
-	}
-	return reflect.DeepEqual(want, got)
-}
-
-func (c tCheck) Equal(t testing.TB, want, got any, msgAndArgs ...any) bool {
-	t.Helper()
-	if !tEqual(want, got) {
-		return c.fail(t, "not equal: "+tDiff(want, got), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) NotEqual(t testing.TB, notWant, got any, msgAndArgs ...any) bool {
-	t.Helper()
-	if tEqual(notWant, got) {
-		return c.fail(t, fmt.Sprintf("should not be %#v", got), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) True(t testing.TB, v bool, msgAndArgs ...any) bool {
-	t.Helper()
-	if !v {
-		return c.fail(t, "should be true", msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) False(t testing.TB, v bool, msgAndArgs ...any) bool {
-	t.Helper()
-	if v {
-		return c.fail(t, "should be false", msgAndArgs)
-	}
-	return true
-}
-
-func tIsNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Chan, reflect.Func, reflect.Interface, reflect.Map, reflect.Pointer, reflect.Slice, reflect.UnsafePointer:
-		return rv.IsNil()
-	}
-	return false
-}
-
-func (c tCheck) Nil(t testing.TB, v any, msgAndArgs ...any) bool {
-	t.Helper()
-	if !tIsNil(v) {
-		return c.fail(t, fmt.Sprintf("should be nil: %#v", v), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) NotNil(t testing.TB, v any, msgAndArgs ...any) bool {
-	t.Helper()
-	if tIsNil(v) {
-		return c.fail(t, "should not be nil", msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) NoError(t testing.TB, err error, msgAndArgs ...any) bool {
-	t.Helper()
-	if err != nil {
-		return c.fail(t, fmt.Sprintf("unexpected error: %v", err), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) Error(t testing.TB, err error, msgAndArgs ...any) bool {
-	t.Helper()
-	if err == nil {
-		return c.fail(t, "an error was expected", msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) ErrorContains(t testing.TB, err error, sub string, msgAndArgs ...any) bool {
-	t.Helper()
-	if err == nil {
-		return c.fail(t, fmt.Sprintf("an error containing %q was expected", sub), msgAndArgs)
-	}
-	if !strings.Contains(err.Error(), sub) {
-		return c.fail(t, fmt.Sprintf("error %q does not contain %q", err, sub), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) ErrorIs(t testing.TB, err, target error, msgAndArgs ...any) bool {
-	t.Helper()
-	if !errors.Is(err, target) {
-		return c.fail(t, fmt.Sprintf("error %v does not match %v", err, target), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) NotErrorIs(t testing.TB, err, target error, msgAndArgs ...any) bool {
-	t.Helper()
-	if errors.Is(err, target) {
-		return c.fail(t, fmt.Sprintf("error %v should not match %v", err, target), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) ErrorAs(t testing.TB, err error, target any, msgAndArgs ...any) bool {
-	t.Helper()
-	if !errors.As(err, target) {
-		return c.fail(t, fmt.Sprintf("error %v has no %T in its chain", err, target), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) Len(t testing.TB, v any, n int, msgAndArgs ...any) bool {
-	t.Helper()
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Slice, reflect.Map, reflect.String, reflect.Array, reflect.Chan:
-		if rv.Len() != n {
-			return c.fail(t, fmt.Sprintf("length %d, want %d: %v", rv.Len(), n, v), msgAndArgs)
-		}
-		return true
-	}
-	return c.fail(t, fmt.Sprintf("%T has no length", v), msgAndArgs)
-}
-
-func tIsEmpty(v any) bool {
-	if tIsNil(v) {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Slice, reflect.Map, reflect.String, reflect.Array, reflect.Chan:
-		return rv.Len() == 0
-	}
-	return rv.IsZero()
-}
-
-func (c tCheck) Empty(t testing.TB, v any, msgAndArgs ...any) bool {
-	t.Helper()
-	if !tIsEmpty(v) {
-		return c.fail(t, fmt.Sprintf("should be empty: %v", v), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) NotEmpty(t testing.TB, v any, msgAndArgs ...any) bool {
-	t.Helper()
-	if tIsEmpty(v) {
-		return c.fail(t, "should not be empty", msgAndArgs)
-	}
-	return true
-}
-
-// tContains reports whether s (a string or a slice) holds sub.
-func tContains(s, sub any) bool {
-	if str, ok := s.(string); ok {
-		subStr, ok := sub.(string)
-		return ok && strings.Contains(str, subStr)
-	}
-	rv := reflect.ValueOf(s)
-	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
-		for i := 0; i < rv.Len(); i++ {
-			if tEqual(sub, rv.Index(i).Interface()) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (c tCheck) Contains(t testing.TB, s, sub any, msgAndArgs ...any) bool {
-	t.Helper()
-	if !tContains(s, sub) {
-		return c.fail(t, fmt.Sprintf("%q does not contain %q", s, sub), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) NotContains(t testing.TB, s, sub any, msgAndArgs ...any) bool {
-	t.Helper()
-	if tContains(s, sub) {
-		return c.fail(t, fmt.Sprintf("%q should not contain %q", s, sub), msgAndArgs)
-	}
-	return true
-}
-
-// tNumber converts an integer, float or duration to float64.
-func tNumber(v any) float64 {
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return float64(rv.Int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return float64(rv.Uint())
-	case reflect.Float32, reflect.Float64:
-		return rv.Float()
-	}
-	panic(fmt.Sprintf("not a number: %T", v))
-}
-
-func (c tCheck) compare(t testing.TB, a, b any, ok func(x, y float64) bool, op string, msgAndArgs []any) bool {
-	t.Helper()
-	if reflect.TypeOf(a) != reflect.TypeOf(b) {
-		return c.fail(t, fmt.Sprintf("cannot compare %T with %T", a, b), msgAndArgs)
-	}
-	if !ok(tNumber(a), tNumber(b)) {
-		return c.fail(t, fmt.Sprintf("%v is not %s %v", a, op, b), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) Less(t testing.TB, a, b any, msgAndArgs ...any) bool {
-	t.Helper()
-	return c.compare(t, a, b, func(x, y float64) bool { return x < y }, "<", msgAndArgs)
-}
-
-func (c tCheck) LessOrEqual(t testing.TB, a, b any, msgAndArgs ...any) bool {
-	t.Helper()
-	return c.compare(t, a, b, func(x, y float64) bool { return x <= y }, "<=", msgAndArgs)
-}
-
-func (c tCheck) Greater(t testing.TB, a, b any, msgAndArgs ...any) bool {
-	t.Helper()
-	return c.compare(t, a, b, func(x, y float64) bool { return x > y }, ">", msgAndArgs)
-}
-
-func (c tCheck) GreaterOrEqual(t testing.TB, a, b any, msgAndArgs ...any) bool {
-	t.Helper()
-	return c.compare(t, a, b, func(x, y float64) bool { return x >= y }, ">=", msgAndArgs)
-}
-
-func (c tCheck) InDelta(t testing.TB, want, got, delta float64, msgAndArgs ...any) bool {
-	t.Helper()
-	if d := want - got; d > delta || d < -delta {
-		return c.fail(t, fmt.Sprintf("%v and %v differ by more than %v", want, got, delta), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) NotPanics(t testing.TB, f func(), msgAndArgs ...any) (ok bool) {
-	t.Helper()
-	var panicked any
-	func() {
-		defer func() { panicked = recover() }()
-		f()
-	}()
-	if panicked != nil {
-		return c.fail(t, fmt.Sprintf("panicked: %v", panicked), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) FileExists(t testing.TB, path string, msgAndArgs ...any) bool {
-	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil || fi.IsDir() {
-		return c.fail(t, fmt.Sprintf("no file at %s (%v)", path, err), msgAndArgs)
-	}
-	return true
-}
-
-func (c tCheck) NoFileExists(t testing.TB, path string, msgAndArgs ...any) bool {
-	t.Helper()
-	if _, err := os.Lstat(path); err == nil {
-		return c.fail(t, fmt.Sprintf("a file exists at %s", path), msgAndArgs)
-	}
-	return true
 }

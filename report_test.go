@@ -15,6 +15,9 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // reportTestPDF returns the bytes of a fake PDF of about n bytes.
@@ -57,7 +60,7 @@ func (c *reportTestCloser) Close() error {
 func reportTestDirEntries(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
-	tRequire.NoError(t, err)
+	require.NoError(t, err)
 	var names []string
 	for _, e := range entries {
 		names = append(names, e.Name())
@@ -91,22 +94,22 @@ func TestDownloadReport_Streams(t *testing.T) {
 	t.Cleanup(doRelease) // before the server closes
 
 	rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", nil)
-	tRequire.NoError(t, err)
+	require.NoError(t, err)
 	defer rep.Body.Close()
-	tAssert.False(t, secondWritten.Load(), "DownloadReport returned before the whole body was sent")
+	assert.False(t, secondWritten.Load(), "DownloadReport returned before the whole body was sent")
 
 	got := make([]byte, len(first))
 	_, err = io.ReadFull(rep.Body, got)
-	tRequire.NoError(t, err)
-	tAssert.Equal(t, first, got)
-	tAssert.False(t, secondWritten.Load(), "the first chunk was readable before the rest was sent")
+	require.NoError(t, err)
+	assert.Equal(t, first, got)
+	assert.False(t, secondWritten.Load(), "the first chunk was readable before the rest was sent")
 
 	doRelease()
 	rest, err := io.ReadAll(rep.Body)
-	tRequire.NoError(t, err)
-	tAssert.Equal(t, second, rest)
-	tAssert.Equal(t, int64(-1), rep.ContentLength, "a chunked answer has no known length")
-	tAssert.Equal(t, "application/pdf", rep.ContentType)
+	require.NoError(t, err)
+	assert.Equal(t, second, rest)
+	assert.Equal(t, int64(-1), rep.ContentLength, "a chunked answer has no known length")
+	assert.Equal(t, "application/pdf", rep.ContentType)
 }
 
 func TestDownloadReport_Request(t *testing.T) {
@@ -124,15 +127,15 @@ func TestDownloadReport_Request(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := reportTestServer(t, reportTestPDF(100), "")
 			rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", tt.params)
-			tRequire.NoError(t, err)
-			tRequire.NoError(t, rep.Body.Close())
+			require.NoError(t, err)
+			require.NoError(t, rep.Body.Close())
 			reqs := srv.requests()
-			tRequire.Len(t, reqs, 1)
-			tAssert.Equal(t, http.MethodGet, reqs[0].Method)
-			tAssert.Equal(t, "/v1/analyses/analysis_1/report", reqs[0].Path)
-			tAssert.Equal(t, "application/pdf", reqs[0].Header.Get("Accept"))
-			tAssert.Equal(t, testAPIKey, reqs[0].Header.Get("x-api-key"))
-			tAssert.Equal(t, tt.wantQuery, reqs[0].Query.Encode())
+			require.Len(t, reqs, 1)
+			assert.Equal(t, http.MethodGet, reqs[0].Method)
+			assert.Equal(t, "/v1/analyses/analysis_1/report", reqs[0].Path)
+			assert.Equal(t, "application/pdf", reqs[0].Header.Get("Accept"))
+			assert.Equal(t, testAPIKey, reqs[0].Header.Get("x-api-key"))
+			assert.Equal(t, tt.wantQuery, reqs[0].Query.Encode())
 		})
 	}
 }
@@ -163,10 +166,10 @@ func TestDownloadReport_Filename(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := reportTestServer(t, reportTestPDF(100), tt.disposition)
 			rep, err := srv.client(t).DownloadReport(context.Background(), id, nil)
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 			defer rep.Body.Close()
-			tAssert.Equal(t, tt.want, rep.Filename)
-			tAssert.Equal(t, filepath.Base(rep.Filename), rep.Filename, "a base name only")
+			assert.Equal(t, tt.want, rep.Filename)
+			assert.Equal(t, filepath.Base(rep.Filename), rep.Filename, "a base name only")
 		})
 	}
 }
@@ -189,13 +192,13 @@ func TestDownloadReport_ContentTypeAndLength(t *testing.T) {
 				_, _ = w.Write(pdf)
 			})
 			rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", nil)
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 			defer rep.Body.Close()
-			tAssert.Equal(t, tt.contentType, rep.ContentType)
-			tAssert.Equal(t, int64(len(pdf)), rep.ContentLength)
+			assert.Equal(t, tt.contentType, rep.ContentType)
+			assert.Equal(t, int64(len(pdf)), rep.ContentLength)
 			got, err := io.ReadAll(rep.Body)
-			tRequire.NoError(t, err)
-			tAssert.Equal(t, pdf, got)
+			require.NoError(t, err)
+			assert.Equal(t, pdf, got)
 		})
 	}
 }
@@ -223,16 +226,16 @@ func TestDownloadReport_NotPDF(t *testing.T) {
 				_, _ = io.WriteString(w, tt.body)
 			})
 			rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", nil)
-			tAssert.Nil(t, rep)
-			tRequire.ErrorIs(t, err, ErrNotPDF)
+			assert.Nil(t, rep)
+			require.ErrorIs(t, err, ErrNotPDF)
 			var apiErr *APIError
-			tAssert.False(t, errors.As(err, &apiErr), "a 200 answer is not an API error")
-			tAssert.Len(t, srv.requests(), 1)
+			assert.False(t, errors.As(err, &apiErr), "a 200 answer is not an API error")
+			assert.Len(t, srv.requests(), 1)
 
 			dir := t.TempDir()
 			_, err = srv.client(t).SaveReport(context.Background(), "analysis_1", dir, nil)
-			tAssert.ErrorIs(t, err, ErrNotPDF)
-			tAssert.Empty(t, reportTestDirEntries(t, dir), "nothing is written for a body that is not a PDF")
+			assert.ErrorIs(t, err, ErrNotPDF)
+			assert.Empty(t, reportTestDirEntries(t, dir), "nothing is written for a body that is not a PDF")
 		})
 	}
 }
@@ -253,17 +256,17 @@ func TestDownloadReport_ErrorAnswers(t *testing.T) {
 				respondError(w, tt.status, tt.code, "nope")
 			})
 			rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", nil)
-			tAssert.Nil(t, rep)
+			assert.Nil(t, rep)
 			for _, s := range tt.sentinels {
-				tAssert.ErrorIs(t, err, s)
+				assert.ErrorIs(t, err, s)
 			}
-			tAssert.NotErrorIs(t, err, ErrNotPDF)
+			assert.NotErrorIs(t, err, ErrNotPDF)
 			var apiErr *APIError
-			if tAssert.ErrorAs(t, err, &apiErr) {
-				tAssert.Equal(t, tt.status, apiErr.StatusCode)
-				tAssert.Equal(t, tt.code, apiErr.Code)
+			if assert.ErrorAs(t, err, &apiErr) {
+				assert.Equal(t, tt.status, apiErr.StatusCode)
+				assert.Equal(t, tt.code, apiErr.Code)
 			}
-			tAssert.Len(t, srv.requests(), 1)
+			assert.Len(t, srv.requests(), 1)
 		})
 	}
 }
@@ -273,20 +276,20 @@ func TestReport_WriteTo(t *testing.T) {
 		pdf := reportTestPDF(200 << 10)
 		srv := reportTestServer(t, pdf, `attachment; filename="analysis_1_report.pdf"`)
 		rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", nil)
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 		var buf bytes.Buffer
 		n, err := rep.WriteTo(&buf)
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, int64(len(pdf)), n)
-		tAssert.Equal(t, pdf, buf.Bytes())
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(pdf)), n)
+		assert.Equal(t, pdf, buf.Bytes())
 	})
 
 	t.Run("closes the body", func(t *testing.T) {
 		body := &reportTestCloser{Reader: bytes.NewReader(reportTestPDF(100))}
 		rep := &Report{Body: body, Filename: "r.pdf", ContentType: "application/pdf", ContentLength: -1}
 		_, err := rep.WriteTo(io.Discard)
-		tRequire.NoError(t, err)
-		tAssert.True(t, body.closed.Load())
+		require.NoError(t, err)
+		assert.True(t, body.closed.Load())
 	})
 
 	t.Run("read failure", func(t *testing.T) {
@@ -294,9 +297,9 @@ func TestReport_WriteTo(t *testing.T) {
 		rep := &Report{Body: body, Filename: "r.pdf"}
 		var buf bytes.Buffer
 		n, err := rep.WriteTo(&buf)
-		tAssert.ErrorContains(t, err, "connection reset")
-		tAssert.Equal(t, int64(len("%PDF-1.7 part")), n)
-		tAssert.True(t, body.closed.Load())
+		assert.ErrorContains(t, err, "connection reset")
+		assert.Equal(t, int64(len("%PDF-1.7 part")), n)
+		assert.True(t, body.closed.Load())
 	})
 }
 
@@ -312,38 +315,38 @@ func TestReport_SaveFile(t *testing.T) {
 		target := filepath.Join(dir, "my.pdf")
 		rep, body := newReport(bytes.NewReader(pdf))
 		got, err := rep.SaveFile(target)
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, target, got)
+		require.NoError(t, err)
+		assert.Equal(t, target, got)
 		data, err := os.ReadFile(target)
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, pdf, data)
-		tAssert.True(t, body.closed.Load())
-		tAssert.Equal(t, []string{"my.pdf"}, reportTestDirEntries(t, dir), "no temporary file is left")
+		require.NoError(t, err)
+		assert.Equal(t, pdf, data)
+		assert.True(t, body.closed.Load())
+		assert.Equal(t, []string{"my.pdf"}, reportTestDirEntries(t, dir), "no temporary file is left")
 	})
 
 	t.Run("replaces an existing file", func(t *testing.T) {
 		dir := t.TempDir()
 		target := filepath.Join(dir, "my.pdf")
-		tRequire.NoError(t, os.WriteFile(target, []byte("old"), 0o644))
+		require.NoError(t, os.WriteFile(target, []byte("old"), 0o644))
 		rep, _ := newReport(bytes.NewReader(pdf))
 		_, err := rep.SaveFile(target)
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 		data, err := os.ReadFile(target)
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, pdf, data)
+		require.NoError(t, err)
+		assert.Equal(t, pdf, data)
 	})
 
 	t.Run("into a directory", func(t *testing.T) {
 		dir := t.TempDir()
 		rep, _ := newReport(bytes.NewReader(pdf))
 		got, err := rep.SaveFile(dir)
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 		want := filepath.Join(dir, "analysis_1_report.pdf")
-		tAssert.Equal(t, want, got)
+		assert.Equal(t, want, got)
 		data, err := os.ReadFile(want)
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, pdf, data)
-		tAssert.Equal(t, []string{"analysis_1_report.pdf"}, reportTestDirEntries(t, dir))
+		require.NoError(t, err)
+		assert.Equal(t, pdf, data)
+		assert.Equal(t, []string{"analysis_1_report.pdf"}, reportTestDirEntries(t, dir))
 	})
 
 	t.Run("body failing midway leaves no file", func(t *testing.T) {
@@ -351,31 +354,31 @@ func TestReport_SaveFile(t *testing.T) {
 		target := filepath.Join(dir, "my.pdf")
 		rep, body := newReport(io.MultiReader(bytes.NewReader(pdf[:10000]), iotest.ErrReader(io.ErrUnexpectedEOF)))
 		_, err := rep.SaveFile(target)
-		tRequire.Error(t, err)
-		tAssert.ErrorIs(t, err, io.ErrUnexpectedEOF)
-		tAssert.NoFileExists(t, target)
-		tAssert.Empty(t, reportTestDirEntries(t, dir), "the partial download is removed")
-		tAssert.True(t, body.closed.Load())
+		require.Error(t, err)
+		assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+		assert.NoFileExists(t, target)
+		assert.Empty(t, reportTestDirEntries(t, dir), "the partial download is removed")
+		assert.True(t, body.closed.Load())
 	})
 
 	t.Run("body failing midway keeps an existing file", func(t *testing.T) {
 		dir := t.TempDir()
 		target := filepath.Join(dir, "my.pdf")
-		tRequire.NoError(t, os.WriteFile(target, []byte("previous report"), 0o644))
+		require.NoError(t, os.WriteFile(target, []byte("previous report"), 0o644))
 		rep, _ := newReport(io.MultiReader(bytes.NewReader(pdf[:10000]), iotest.ErrReader(io.ErrUnexpectedEOF)))
 		_, err := rep.SaveFile(target)
-		tRequire.Error(t, err)
+		require.Error(t, err)
 		data, err := os.ReadFile(target)
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, "previous report", string(data))
-		tAssert.Equal(t, []string{"my.pdf"}, reportTestDirEntries(t, dir))
+		require.NoError(t, err)
+		assert.Equal(t, "previous report", string(data))
+		assert.Equal(t, []string{"my.pdf"}, reportTestDirEntries(t, dir))
 	})
 
 	t.Run("missing directory", func(t *testing.T) {
 		rep, body := newReport(bytes.NewReader(pdf))
 		_, err := rep.SaveFile(filepath.Join(t.TempDir(), "no", "such", "dir", "r.pdf"))
-		tAssert.Error(t, err)
-		tAssert.True(t, body.closed.Load())
+		assert.Error(t, err)
+		assert.True(t, body.closed.Load())
 	})
 }
 
@@ -386,23 +389,23 @@ func TestClient_SaveReport(t *testing.T) {
 		srv := reportTestServer(t, pdf, `attachment; filename="analysis_7_report.pdf"`)
 		dir := t.TempDir()
 		got, err := srv.client(t).SaveReport(context.Background(), "analysis_7", dir, &ReportParams{Locale: LocaleKorean})
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, filepath.Join(dir, "analysis_7_report.pdf"), got)
+		require.NoError(t, err)
+		assert.Equal(t, filepath.Join(dir, "analysis_7_report.pdf"), got)
 		data, err := os.ReadFile(got)
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, pdf, data)
-		tAssert.Equal(t, "ko", srv.requests()[0].Query.Get("locale"))
+		require.NoError(t, err)
+		assert.Equal(t, pdf, data)
+		assert.Equal(t, "ko", srv.requests()[0].Query.Get("locale"))
 	})
 
 	t.Run("to a path", func(t *testing.T) {
 		srv := reportTestServer(t, pdf, "")
 		target := filepath.Join(t.TempDir(), "out.pdf")
 		got, err := srv.client(t).SaveReport(context.Background(), "analysis_7", target, nil)
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, target, got)
+		require.NoError(t, err)
+		assert.Equal(t, target, got)
 		data, err := os.ReadFile(target)
-		tRequire.NoError(t, err)
-		tAssert.Equal(t, pdf, data)
+		require.NoError(t, err)
+		assert.Equal(t, pdf, data)
 	})
 
 	t.Run("connection lost midway leaves no file", func(t *testing.T) {
@@ -417,9 +420,9 @@ func TestClient_SaveReport(t *testing.T) {
 		dir := t.TempDir()
 		target := filepath.Join(dir, "out.pdf")
 		_, err := srv.client(t).SaveReport(context.Background(), "analysis_7", target, nil)
-		tRequire.Error(t, err)
-		tAssert.NoFileExists(t, target)
-		tAssert.Empty(t, reportTestDirEntries(t, dir))
+		require.Error(t, err)
+		assert.NoFileExists(t, target)
+		assert.Empty(t, reportTestDirEntries(t, dir))
 	})
 
 	t.Run("report not available", func(t *testing.T) {
@@ -428,7 +431,7 @@ func TestClient_SaveReport(t *testing.T) {
 		})
 		dir := t.TempDir()
 		_, err := srv.client(t).SaveReport(context.Background(), "analysis_7", dir, nil)
-		tAssert.ErrorIs(t, err, ErrReportNotAvailable)
-		tAssert.Empty(t, reportTestDirEntries(t, dir))
+		assert.ErrorIs(t, err, ErrReportNotAvailable)
+		assert.Empty(t, reportTestDirEntries(t, dir))
 	})
 }

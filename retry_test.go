@@ -20,6 +20,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // ---- policy functions on their own ----
@@ -41,7 +44,7 @@ func TestIsIdempotent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.method, func(t *testing.T) {
-			tAssert.Equal(t, tt.want, isIdempotent(tt.method))
+			assert.Equal(t, tt.want, isIdempotent(tt.method))
 		})
 	}
 }
@@ -61,13 +64,13 @@ func TestRetryableStatus(t *testing.T) {
 	for _, method := range []string{http.MethodGet, http.MethodPatch, http.MethodDelete} {
 		for status, want := range idempotent {
 			t.Run(method+"/"+strconv.Itoa(status), func(t *testing.T) {
-				tAssert.Equal(t, want, retryableStatus(isIdempotent(method), status))
+				assert.Equal(t, want, retryableStatus(isIdempotent(method), status))
 			})
 		}
 	}
 	for status, want := range post {
 		t.Run("POST/"+strconv.Itoa(status), func(t *testing.T) {
-			tAssert.Equal(t, want, retryableStatus(isIdempotent(http.MethodPost), status))
+			assert.Equal(t, want, retryableStatus(isIdempotent(http.MethodPost), status))
 		})
 	}
 }
@@ -78,7 +81,7 @@ func retryTestRealDialError(t *testing.T) error {
 	t.Helper()
 	addr := retryTestClosedAddr(t)
 	_, err := http.Get("http://" + addr + "/")
-	tRequire.Error(t, err)
+	require.Error(t, err)
 	return err
 }
 
@@ -88,7 +91,7 @@ func retryTestRealCertError(t *testing.T) error {
 	t.Helper()
 	srv := retryTestTLSServer(t)
 	_, err := (&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}).Get(srv.URL)
-	tRequire.Error(t, err)
+	require.Error(t, err)
 	return err
 }
 
@@ -109,9 +112,9 @@ func retryTestTLSServer(t *testing.T) *httptest.Server {
 func retryTestClosedAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	tRequire.NoError(t, err)
+	require.NoError(t, err)
 	addr := ln.Addr().String()
-	tRequire.NoError(t, ln.Close())
+	require.NoError(t, ln.Close())
 	return addr
 }
 
@@ -151,8 +154,8 @@ func TestRetryableError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tAssert.Equal(t, tt.wantGET, retryableError(true, tt.err), "GET")
-			tAssert.Equal(t, tt.wantPOST, retryableError(false, tt.err), "POST")
+			assert.Equal(t, tt.wantGET, retryableError(true, tt.err), "GET")
+			assert.Equal(t, tt.wantPOST, retryableError(false, tt.err), "POST")
 		})
 	}
 }
@@ -201,37 +204,37 @@ func TestBackoff(t *testing.T) {
 					step = max
 				}
 				got := backoff(min, max, n, j.f)
-				tAssert.GreaterOrEqual(t, got, step/2, "attempt %d", n)
-				tAssert.LessOrEqual(t, got, step, "attempt %d", n)
-				tAssert.GreaterOrEqual(t, got, prev, "attempt %d: backoff must not shrink", n)
+				assert.GreaterOrEqual(t, got, step/2, "attempt %d", n)
+				assert.LessOrEqual(t, got, step, "attempt %d", n)
+				assert.GreaterOrEqual(t, got, prev, "attempt %d: backoff must not shrink", n)
 				prev = got
 			}
 		})
 	}
 
 	t.Run("high jitter stays below the step", func(t *testing.T) {
-		tAssert.Less(t, backoff(min, max, 0, jitterHigh), min)
-		tAssert.Greater(t, backoff(min, max, 0, jitterHigh), 99*time.Millisecond)
-		tAssert.Less(t, backoff(min, max, 100, jitterHigh), max)
+		assert.Less(t, backoff(min, max, 0, jitterHigh), min)
+		assert.Greater(t, backoff(min, max, 0, jitterHigh), 99*time.Millisecond)
+		assert.Less(t, backoff(min, max, 100, jitterHigh), max)
 	})
 
 	t.Run("huge attempt does not overflow", func(t *testing.T) {
 		got := backoff(min, max, 1<<30, jitterHigh)
-		tAssert.Greater(t, got, max/2-1)
-		tAssert.LessOrEqual(t, got, max)
+		assert.Greater(t, got, max/2-1)
+		assert.LessOrEqual(t, got, max)
 		got = backoff(time.Duration(1)<<62, time.Duration(1<<63-1), 5, jitterZero)
-		tAssert.Greater(t, got, time.Duration(0))
+		assert.Greater(t, got, time.Duration(0))
 	})
 
 	t.Run("min equals max", func(t *testing.T) {
 		for n := 0; n < 5; n++ {
 			got := backoff(time.Second, time.Second, n, jitterZero)
-			tAssert.Equal(t, 500*time.Millisecond, got)
+			assert.Equal(t, 500*time.Millisecond, got)
 		}
 	})
 
 	t.Run("zero min means no wait", func(t *testing.T) {
-		tAssert.Equal(t, time.Duration(0), backoff(0, time.Second, 3, jitterHigh))
+		assert.Equal(t, time.Duration(0), backoff(0, time.Second, 3, jitterHigh))
 	})
 }
 
@@ -263,18 +266,18 @@ func TestParseRetryAfter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok := parseRetryAfter(tt.value, now)
-			tAssert.Equal(t, tt.wantOK, ok)
-			tAssert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantOK, ok)
+			assert.Equal(t, tt.want, got)
 		})
 	}
 
 	t.Run("huge number does not overflow", func(t *testing.T) {
 		got, ok := parseRetryAfter("9223372036854775807", now)
-		tAssert.True(t, ok)
-		tAssert.Greater(t, got, 100*365*24*time.Hour)
+		assert.True(t, ok)
+		assert.Greater(t, got, 100*365*24*time.Hour)
 		got, ok = parseRetryAfter("99999999999999999999999", now)
 		if ok {
-			tAssert.Greater(t, got, time.Duration(0))
+			assert.Greater(t, got, time.Duration(0))
 		}
 	})
 }
@@ -373,14 +376,14 @@ func TestRetry_IdempotentRetriedThenSucceeds(t *testing.T) {
 			t.Run(call.name+"/"+strconv.Itoa(status), func(t *testing.T) {
 				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), retryTestStatus(status), retryTestOK))
 				err := call.call(context.Background(), srv.client(t))
-				tRequire.NoError(t, err)
+				require.NoError(t, err)
 				reqs := srv.requests()
-				tRequire.Len(t, reqs, 3)
+				require.Len(t, reqs, 3)
 				for _, r := range reqs {
-					tAssert.Equal(t, reqs[0].Method, r.Method)
-					tAssert.Equal(t, reqs[0].Path, r.Path)
-					tAssert.Equal(t, string(reqs[0].Body), string(r.Body), "the same body is sent again")
-					tAssert.Equal(t, testAPIKey, r.Header.Get("x-api-key"))
+					assert.Equal(t, reqs[0].Method, r.Method)
+					assert.Equal(t, reqs[0].Path, r.Path)
+					assert.Equal(t, string(reqs[0].Body), string(r.Body), "the same body is sent again")
+					assert.Equal(t, testAPIKey, r.Header.Get("x-api-key"))
 				}
 			})
 		}
@@ -393,10 +396,10 @@ func TestRetry_IdempotentNotRetriedOnOtherStatuses(t *testing.T) {
 			srv := newTestServer(t, retryTestStatus(status))
 			_, err := srv.client(t).GetProfile(context.Background(), "pf_1")
 			var apiErr *APIError
-			tRequire.ErrorAs(t, err, &apiErr)
-			tAssert.Equal(t, status, apiErr.StatusCode)
-			tAssert.Equal(t, 1, apiErr.Attempts)
-			tAssert.Len(t, srv.requests(), 1)
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, status, apiErr.StatusCode)
+			assert.Equal(t, 1, apiErr.Attempts)
+			assert.Len(t, srv.requests(), 1)
 		})
 	}
 }
@@ -420,21 +423,21 @@ func TestRetry_GivesUpWithLastAPIError(t *testing.T) {
 				respondError(w, http.StatusServiceUnavailable, CodeServiceUnavailable, "down for maintenance "+strconv.Itoa(int(i)))
 			})
 			_, err := srv.client(t, tt.opts...).GetProfile(context.Background(), "pf_1")
-			tRequire.Error(t, err)
-			tAssert.Len(t, srv.requests(), tt.wantAttempts)
+			require.Error(t, err)
+			assert.Len(t, srv.requests(), tt.wantAttempts)
 
 			var apiErr *APIError
-			tRequire.ErrorAs(t, err, &apiErr)
-			tAssert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
-			tAssert.Equal(t, CodeServiceUnavailable, apiErr.Code)
-			tAssert.Equal(t, tt.wantAttempts, apiErr.Attempts)
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
+			assert.Equal(t, CodeServiceUnavailable, apiErr.Code)
+			assert.Equal(t, tt.wantAttempts, apiErr.Attempts)
 			last := strconv.Itoa(tt.wantAttempts)
-			tAssert.Equal(t, "down for maintenance "+last, apiErr.Message, "the last answer's error")
-			tAssert.Equal(t, "req_"+last, apiErr.RequestID)
-			tAssert.Contains(t, err.Error(), last+" attempts")
-			tAssert.NotContains(t, err.Error(), "giving up")
-			tAssert.ErrorIs(t, err, ErrServiceUnavailable)
-			tAssert.ErrorIs(t, err, ErrServer)
+			assert.Equal(t, "down for maintenance "+last, apiErr.Message, "the last answer's error")
+			assert.Equal(t, "req_"+last, apiErr.RequestID)
+			assert.Contains(t, err.Error(), last+" attempts")
+			assert.NotContains(t, err.Error(), "giving up")
+			assert.ErrorIs(t, err, ErrServiceUnavailable)
+			assert.ErrorIs(t, err, ErrServer)
 		})
 	}
 }
@@ -452,9 +455,9 @@ func TestRetry_MaxRetriesZeroSendsOnce(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newTestServer(t, tt.handler)
 			_, err := srv.client(t, WithMaxRetries(0)).GetProfile(context.Background(), "pf_1")
-			tRequire.Error(t, err)
-			tAssert.Len(t, srv.requests(), 1)
-			tAssert.NotContains(t, err.Error(), "attempts")
+			require.Error(t, err)
+			assert.Len(t, srv.requests(), 1)
+			assert.NotContains(t, err.Error(), "attempts")
 		})
 	}
 }
@@ -466,20 +469,20 @@ func TestRetry_PostNotRetriedOnAmbiguousFailure(t *testing.T) {
 				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), retryTestOK))
 				err := call.call(context.Background(), srv.client(t))
 				var apiErr *APIError
-				tRequire.ErrorAs(t, err, &apiErr)
-				tAssert.Equal(t, status, apiErr.StatusCode)
-				tAssert.Equal(t, 1, apiErr.Attempts)
-				tAssert.ErrorIs(t, err, ErrServer)
-				tAssert.Len(t, srv.requests(), 1, "a POST must not be sent twice after an ambiguous failure")
+				require.ErrorAs(t, err, &apiErr)
+				assert.Equal(t, status, apiErr.StatusCode)
+				assert.Equal(t, 1, apiErr.Attempts)
+				assert.ErrorIs(t, err, ErrServer)
+				assert.Len(t, srv.requests(), 1, "a POST must not be sent twice after an ambiguous failure")
 			})
 		}
 		t.Run(call.name+"/dropped connection", func(t *testing.T) {
 			srv := newTestServer(t, retryTestSequence(retryTestDrop, retryTestOK))
 			err := call.call(context.Background(), srv.client(t))
-			tRequire.Error(t, err)
+			require.Error(t, err)
 			var apiErr *APIError
-			tAssert.False(t, errors.As(err, &apiErr), "no answer, so no *APIError: %v", err)
-			tAssert.Len(t, srv.requests(), 1, "the request was sent: it must not be sent again")
+			assert.False(t, errors.As(err, &apiErr), "no answer, so no *APIError: %v", err)
+			assert.Len(t, srv.requests(), 1, "the request was sent: it must not be sent again")
 		})
 		t.Run(call.name+"/attempt timeout", func(t *testing.T) {
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -489,8 +492,8 @@ func TestRetry_PostNotRetriedOnAmbiguousFailure(t *testing.T) {
 				}
 			})
 			err := call.call(context.Background(), srv.client(t, WithRequestTimeout(50*time.Millisecond)))
-			tRequire.Error(t, err)
-			tAssert.Len(t, srv.requests(), 1, "a POST that timed out may have been acted on")
+			require.Error(t, err)
+			assert.Len(t, srv.requests(), 1, "a POST that timed out may have been acted on")
 		})
 	}
 }
@@ -501,14 +504,14 @@ func TestRetry_PostRetriedOn429And503(t *testing.T) {
 			t.Run(call.name+"/"+strconv.Itoa(status), func(t *testing.T) {
 				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), retryTestStatus(status), retryTestOK))
 				err := call.call(context.Background(), srv.client(t))
-				tRequire.NoError(t, err)
+				require.NoError(t, err)
 				reqs := srv.requests()
-				tRequire.Len(t, reqs, 3)
+				require.Len(t, reqs, 3)
 				for _, r := range reqs[1:] {
-					tAssert.Equal(t, string(reqs[0].Body), string(r.Body), "the same body is sent again")
-					tAssert.Equal(t, "application/json", r.Header.Get("Content-Type"))
+					assert.Equal(t, string(reqs[0].Body), string(r.Body), "the same body is sent again")
+					assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
 				}
-				tAssert.NotEmpty(t, reqs[0].Body)
+				assert.NotEmpty(t, reqs[0].Body)
 			})
 		}
 	}
@@ -518,8 +521,8 @@ func TestRetry_IdempotentRetriedOnDroppedConnection(t *testing.T) {
 	for _, call := range retryTestIdempotentCalls {
 		t.Run(call.name, func(t *testing.T) {
 			srv := newTestServer(t, retryTestSequence(retryTestDrop, retryTestDrop, retryTestOK))
-			tRequire.NoError(t, call.call(context.Background(), srv.client(t)))
-			tAssert.GreaterOrEqual(t, len(srv.requests()), 3)
+			require.NoError(t, call.call(context.Background(), srv.client(t)))
+			assert.GreaterOrEqual(t, len(srv.requests()), 3)
 		})
 	}
 }
@@ -533,27 +536,27 @@ func TestRetry_ConnectionRefused(t *testing.T) {
 			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(base),
 				WithRetryWait(time.Millisecond, 5*time.Millisecond),
 				WithHTTPClient(&http.Client{Transport: counter}))
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 
 			err = call.call(context.Background(), c)
-			tRequire.Error(t, err)
-			tAssert.Contains(t, err.Error(), "after 4 attempts")
-			tAssert.Contains(t, err.Error(), "connection refused")
-			tAssert.NotContains(t, err.Error(), testAPIKey)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "after 4 attempts")
+			assert.Contains(t, err.Error(), "connection refused")
+			assert.NotContains(t, err.Error(), testAPIKey)
 			var opErr *net.OpError
-			tRequire.ErrorAs(t, err, &opErr)
-			tAssert.Equal(t, "dial", opErr.Op)
-			tAssert.Equal(t, int32(DefaultMaxRetries+1), counter.n.Load(), "a request that never connected is retried, POST too")
+			require.ErrorAs(t, err, &opErr)
+			assert.Equal(t, "dial", opErr.Op)
+			assert.Equal(t, int32(DefaultMaxRetries+1), counter.n.Load(), "a request that never connected is retried, POST too")
 		})
 	}
 
 	t.Run("default transport", func(t *testing.T) {
 		c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+retryTestClosedAddr(t)),
 			WithRetryWait(time.Millisecond, 5*time.Millisecond))
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 		_, err = c.CreateProfile(context.Background(), "wf_1", CreateProfileParams{Name: "Jane"})
-		tRequire.Error(t, err)
-		tAssert.Contains(t, err.Error(), "after 4 attempts")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "after 4 attempts")
 	})
 }
 
@@ -563,11 +566,11 @@ func TestRetry_UntrustedCertificateNotRetried(t *testing.T) {
 	c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(srv.URL),
 		WithRetryWait(time.Millisecond, 5*time.Millisecond),
 		WithHTTPClient(&http.Client{Transport: counter}))
-	tRequire.NoError(t, err)
+	require.NoError(t, err)
 	_, err = c.GetProfile(context.Background(), "pf_1")
-	tRequire.Error(t, err)
-	tAssert.Contains(t, err.Error(), "certificate")
-	tAssert.Equal(t, int32(1), counter.n.Load(), "a certificate error cannot be cured by retrying")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "certificate")
+	assert.Equal(t, int32(1), counter.n.Load(), "a certificate error cannot be cured by retrying")
 }
 
 func TestRetry_RetryAfterHonoured(t *testing.T) {
@@ -598,10 +601,10 @@ func TestRetry_RetryAfterHonoured(t *testing.T) {
 			start := time.Now()
 			_, err := c.CreateProfile(context.Background(), "wf_1", CreateProfileParams{Name: "Jane"})
 			elapsed := time.Since(start)
-			tRequire.NoError(t, err)
-			tAssert.Len(t, srv.requests(), 2)
-			tAssert.GreaterOrEqual(t, elapsed, tt.minElapsed)
-			tAssert.Less(t, elapsed, 5*time.Second)
+			require.NoError(t, err)
+			assert.Len(t, srv.requests(), 2)
+			assert.GreaterOrEqual(t, elapsed, tt.minElapsed)
+			assert.Less(t, elapsed, 5*time.Second)
 		})
 	}
 }
@@ -630,14 +633,14 @@ func TestRetry_RetryAfterBeyondMaxWaitReturnsAtOnce(t *testing.T) {
 				start := time.Now()
 				err := call.call(ctx, srv.client(t, WithRetryWait(time.Millisecond, time.Second)))
 				elapsed := time.Since(start)
-				tRequire.Error(t, err)
-				tAssert.Less(t, elapsed, 900*time.Millisecond, "must not wait")
-				tAssert.NotErrorIs(t, err, context.DeadlineExceeded, "the service's error, not a deadline")
-				tAssert.Len(t, srv.requests(), 1)
-				tAssert.ErrorIs(t, err, tt.sentinel)
+				require.Error(t, err)
+				assert.Less(t, elapsed, 900*time.Millisecond, "must not wait")
+				assert.NotErrorIs(t, err, context.DeadlineExceeded, "the service's error, not a deadline")
+				assert.Len(t, srv.requests(), 1)
+				assert.ErrorIs(t, err, tt.sentinel)
 				var apiErr *APIError
-				tRequire.ErrorAs(t, err, &apiErr)
-				tAssert.InDelta(t, float64(tt.want), float64(apiErr.RetryAfter), float64(2*time.Second))
+				require.ErrorAs(t, err, &apiErr)
+				assert.InDelta(t, float64(tt.want), float64(apiErr.RetryAfter), float64(2*time.Second))
 			})
 		}
 	}
@@ -684,15 +687,15 @@ func TestRetry_WaitPastDeadlineNotStarted(t *testing.T) {
 			start := time.Now()
 			err := tt.call.call(ctx, srv.client(t, tt.opts...))
 			elapsed := time.Since(start)
-			tRequire.Error(t, err)
-			tAssert.NoError(t, ctx.Err(), "returned before the deadline, without waiting for it")
-			tAssert.Less(t, elapsed, 3*time.Second)
-			tAssert.Len(t, srv.requests(), 1)
-			tAssert.ErrorIs(t, err, context.DeadlineExceeded)
+			require.Error(t, err)
+			assert.NoError(t, ctx.Err(), "returned before the deadline, without waiting for it")
+			assert.Less(t, elapsed, 3*time.Second)
+			assert.Len(t, srv.requests(), 1)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
 			var apiErr *APIError
-			tRequire.ErrorAs(t, err, &apiErr, "the last answer is kept")
-			tAssert.GreaterOrEqual(t, apiErr.StatusCode, 429)
-			tAssert.NotContains(t, err.Error(), testAPIKey)
+			require.ErrorAs(t, err, &apiErr, "the last answer is kept")
+			assert.GreaterOrEqual(t, apiErr.StatusCode, 429)
+			assert.NotContains(t, err.Error(), testAPIKey)
 		})
 	}
 }
@@ -711,10 +714,10 @@ func TestRetry_CancelDuringBackoff(t *testing.T) {
 	start := time.Now()
 	_, err := c.GetProfile(ctx, "pf_1")
 	elapsed := time.Since(start)
-	tRequire.Error(t, err)
-	tAssert.ErrorIs(t, err, context.Canceled)
-	tAssert.Less(t, elapsed, 5*time.Second, "returns promptly on cancel, not after the backoff")
-	tAssert.Len(t, srv.requests(), 1)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, elapsed, 5*time.Second, "returns promptly on cancel, not after the backoff")
+	assert.Len(t, srv.requests(), 1)
 }
 
 func TestRetry_CancelledContextSendsNothing(t *testing.T) {
@@ -722,6 +725,6 @@ func TestRetry_CancelledContextSendsNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := srv.client(t).GetProfile(ctx, "pf_1")
-	tRequire.ErrorIs(t, err, context.Canceled)
-	tAssert.Empty(t, srv.requests())
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, srv.requests())
 }

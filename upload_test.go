@@ -22,6 +22,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const uploadTestItemJSON = `{"id":"item_1","folderId":"fd_1","type":"file","name":"doc.pdf","content":null,"contentType":"application/pdf","sizeBytes":10,"status":"ACTIVE","createdAt":"2025-01-01T00:00:00Z"}`
@@ -63,8 +66,8 @@ type uploadTestPart struct {
 func uploadTestParts(t *testing.T, r recordedRequest) map[string]uploadTestPart {
 	t.Helper()
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	tRequire.NoError(t, err)
-	tRequire.Equal(t, "multipart/form-data", mediaType)
+	require.NoError(t, err)
+	require.Equal(t, "multipart/form-data", mediaType)
 	mr := multipart.NewReader(bytes.NewReader(r.Body), params["boundary"])
 	parts := map[string]uploadTestPart{}
 	for {
@@ -72,9 +75,9 @@ func uploadTestParts(t *testing.T, r recordedRequest) map[string]uploadTestPart 
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 		data, err := io.ReadAll(p)
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 		parts[p.FormName()] = uploadTestPart{FileName: p.FileName(), ContentType: p.Header.Get("Content-Type"), Data: data}
 	}
 	return parts
@@ -131,22 +134,23 @@ func TestUploadFile_StreamsWithoutBuffering(t *testing.T) {
 			}))
 			defer srv.Close()
 			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(srv.URL))
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			_, err = c.UploadFile(context.Background(), "fd_1", newUploadTestGenReader(tt.size), tt.params)
 			runtime.ReadMemStats(&after)
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 
-			tAssert.Greater(t, received.Load(), tt.size, "the whole file and its framing arrived")
+			assert.Greater(t, received.Load(), tt.size, "the whole file and its framing arrived")
 			grown := after.TotalAlloc - before.TotalAlloc
-			tAssert.Less(t, grown, uint64(16<<20), "allocated %d MiB to upload %d MiB", grown>>20, tt.size>>20)
+			t.Logf("allocated %d KiB while uploading %d MiB", grown>>10, tt.size>>20)
+			assert.Less(t, grown, uint64(16<<20), "allocated %d MiB to upload %d MiB", grown>>20, tt.size>>20)
 			if tt.wantSize {
-				tAssert.Equal(t, received.Load(), contentLength.Load())
+				assert.Equal(t, received.Load(), contentLength.Load())
 			} else {
-				tAssert.Equal(t, int64(-1), contentLength.Load(), "sent chunked")
+				assert.Equal(t, int64(-1), contentLength.Load(), "sent chunked")
 			}
 		})
 	}
@@ -163,9 +167,9 @@ type uploadTestSource struct {
 func uploadTestTempFile(t *testing.T, content []byte) *os.File {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "document.pdf")
-	tRequire.NoError(t, os.WriteFile(path, content, 0o600))
+	require.NoError(t, os.WriteFile(path, content, 0o600))
 	f, err := os.Open(path)
-	tRequire.NoError(t, err)
+	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
 	return f
 }
@@ -177,7 +181,7 @@ var uploadTestSeekableSources = []uploadTestSource{
 	{"partly read bytes.Reader", func(t *testing.T, content []byte) (io.Reader, []byte) {
 		r := bytes.NewReader(content)
 		_, err := r.Read(make([]byte, 100))
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 		return r, content[100:]
 	}},
 	{"strings.Reader", func(t *testing.T, content []byte) (io.Reader, []byte) {
@@ -192,7 +196,7 @@ var uploadTestSeekableSources = []uploadTestSource{
 	{"os.File at an offset", func(t *testing.T, content []byte) (io.Reader, []byte) {
 		f := uploadTestTempFile(t, content)
 		_, err := f.Seek(1000, io.SeekStart)
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 		return f, content[1000:]
 	}},
 }
@@ -204,15 +208,15 @@ func TestUploadFile_SeekableBodyResentOnRetry(t *testing.T) {
 			srv := newTestServer(t, retryTestSequence(retryTestStatus(http.StatusServiceUnavailable), uploadTestCreated))
 			r, want := src.make(t, content)
 			it, err := srv.client(t).UploadFile(context.Background(), "fd_1", r, UploadParams{Filename: "doc.pdf"})
-			tRequire.NoError(t, err)
-			tAssert.Equal(t, "item_1", it.ID)
+			require.NoError(t, err)
+			assert.Equal(t, "item_1", it.ID)
 
 			reqs := srv.requests()
-			tRequire.Len(t, reqs, 2)
+			require.Len(t, reqs, 2)
 			for i, req := range reqs {
 				file := uploadTestParts(t, req)["file"]
-				tAssert.True(t, bytes.Equal(want, file.Data), "request %d: file part of %d bytes, want %d", i, len(file.Data), len(want))
-				tAssert.Equal(t, strconv.Itoa(len(req.Body)), req.Header.Get("Content-Length"), "request %d", i)
+				assert.True(t, bytes.Equal(want, file.Data), "request %d: file part of %d bytes, want %d", i, len(file.Data), len(want))
+				assert.Equal(t, strconv.Itoa(len(req.Body)), req.Header.Get("Content-Length"), "request %d", i)
 			}
 		})
 	}
@@ -233,12 +237,12 @@ func TestUploadFile_SeekableBodyRewoundAfterFailedDial(t *testing.T) {
 		return http.DefaultTransport.RoundTrip(req)
 	})}
 	_, err := srv.client(t, WithHTTPClient(hc)).UploadFile(context.Background(), "fd_1", f, UploadParams{})
-	tRequire.NoError(t, err)
-	tAssert.Equal(t, int32(2), calls.Load())
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), calls.Load())
 	reqs := srv.requests()
-	tRequire.Len(t, reqs, 1)
-	tAssert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data), "the file is sent whole from its start")
-	tAssert.Equal(t, strconv.Itoa(len(reqs[0].Body)), reqs[0].Header.Get("Content-Length"))
+	require.Len(t, reqs, 1)
+	assert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data), "the file is sent whole from its start")
+	assert.Equal(t, strconv.Itoa(len(reqs[0].Body)), reqs[0].Header.Get("Content-Length"))
 }
 
 // uploadTestRoundTripFunc is an http.RoundTripper made of a function.
@@ -269,21 +273,21 @@ func TestUploadFile_NonSeekableSentOnce(t *testing.T) {
 				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), uploadTestCreated))
 				_, err := srv.client(t).UploadFile(context.Background(), "fd_1", src.make(), UploadParams{Filename: "doc.pdf"})
 				var apiErr *APIError
-				tRequire.ErrorAs(t, err, &apiErr)
-				tAssert.Equal(t, status, apiErr.StatusCode)
+				require.ErrorAs(t, err, &apiErr)
+				assert.Equal(t, status, apiErr.StatusCode)
 				reqs := srv.requests()
-				tRequire.Len(t, reqs, 1, "a reader that cannot be rewound is sent once only")
-				tAssert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data))
+				require.Len(t, reqs, 1, "a reader that cannot be rewound is sent once only")
+				assert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data))
 			})
 		}
 		t.Run(src.name+"/success", func(t *testing.T) {
 			srv := newTestServer(t, uploadTestCreated)
 			_, err := srv.client(t).UploadFile(context.Background(), "fd_1", src.make(), UploadParams{Filename: "doc.pdf"})
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 			reqs := srv.requests()
-			tRequire.Len(t, reqs, 1)
-			tAssert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data))
-			tAssert.Empty(t, reqs[0].Header.Get("Content-Length"), "the size is unknown: sent chunked")
+			require.Len(t, reqs, 1)
+			assert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data))
+			assert.Empty(t, reqs[0].Header.Get("Content-Length"), "the size is unknown: sent chunked")
 		})
 	}
 
@@ -291,10 +295,10 @@ func TestUploadFile_NonSeekableSentOnce(t *testing.T) {
 		counter := &retryTestCountingTransport{base: http.DefaultTransport}
 		c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+retryTestClosedAddr(t)),
 			WithRetryWait(time.Millisecond, 5*time.Millisecond), WithHTTPClient(&http.Client{Transport: counter}))
-		tRequire.NoError(t, err)
+		require.NoError(t, err)
 		_, err = c.UploadFile(context.Background(), "fd_1", io.MultiReader(bytes.NewReader(content)), UploadParams{})
-		tRequire.Error(t, err)
-		tAssert.Equal(t, int32(1), counter.n.Load())
+		require.Error(t, err)
+		assert.Equal(t, int32(1), counter.n.Load())
 	})
 }
 
@@ -318,12 +322,12 @@ func TestUploadFile_ContentLength(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newTestServer(t, uploadTestCreated)
 			_, err := srv.client(t).UploadFile(context.Background(), "fd_1", tt.reader(t), tt.params)
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 			req := srv.requests()[0]
 			if tt.wantLength {
-				tAssert.Equal(t, strconv.Itoa(len(req.Body)), req.Header.Get("Content-Length"))
+				assert.Equal(t, strconv.Itoa(len(req.Body)), req.Header.Get("Content-Length"))
 			} else {
-				tAssert.Empty(t, req.Header.Get("Content-Length"))
+				assert.Empty(t, req.Header.Get("Content-Length"))
 			}
 		})
 	}
@@ -365,74 +369,74 @@ func TestUploadFile_Fields(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newTestServer(t, uploadTestCreated)
 			_, err := srv.client(t).UploadFile(context.Background(), "fd_1", tt.reader, tt.params)
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 			req := srv.requests()[0]
-			tAssert.Equal(t, http.MethodPost, req.Method)
-			tAssert.Equal(t, "/v1/folders/fd_1/items", req.Path)
+			assert.Equal(t, http.MethodPost, req.Method)
+			assert.Equal(t, "/v1/folders/fd_1/items", req.Path)
 			parts := uploadTestParts(t, req)
 			file := parts["file"]
-			tAssert.Equal(t, content, file.Data)
-			tAssert.Equal(t, tt.wantFileName, file.FileName)
-			tAssert.Equal(t, tt.wantContentType, file.ContentType)
+			assert.Equal(t, content, file.Data)
+			assert.Equal(t, tt.wantFileName, file.FileName)
+			assert.Equal(t, tt.wantContentType, file.ContentType)
 			if tt.wantName != "" {
-				tAssert.Equal(t, tt.wantName, string(parts["name"].Data))
+				assert.Equal(t, tt.wantName, string(parts["name"].Data))
 			} else {
 				_, ok := parts["name"]
-				tAssert.False(t, ok)
+				assert.False(t, ok)
 			}
 			if tt.wantMetadata != nil {
 				var got map[string]any
-				tRequire.NoError(t, json.Unmarshal(parts["metadata"].Data, &got))
-				tAssert.Equal(t, tt.wantMetadata, got)
+				require.NoError(t, json.Unmarshal(parts["metadata"].Data, &got))
+				assert.Equal(t, tt.wantMetadata, got)
 			}
 		})
 	}
 
 	// UploadFile leaves the caller's file open.
 	_, err := f.Stat()
-	tAssert.NoError(t, err)
+	assert.NoError(t, err)
 	_, err = f.Seek(0, io.SeekStart)
-	tAssert.NoError(t, err)
+	assert.NoError(t, err)
 }
 
 func TestUploadFilePath(t *testing.T) {
 	content := uploadTestContent(5000)
 	path := filepath.Join(t.TempDir(), "contract.pdf")
-	tRequire.NoError(t, os.WriteFile(path, content, 0o600))
+	require.NoError(t, os.WriteFile(path, content, 0o600))
 	srv := newTestServer(t, retryTestSequence(retryTestStatus(http.StatusServiceUnavailable), uploadTestCreated))
 	_, err := srv.client(t).UploadFilePath(context.Background(), "fd_1", path, UploadParams{})
-	tRequire.NoError(t, err)
+	require.NoError(t, err)
 	reqs := srv.requests()
-	tRequire.Len(t, reqs, 2, "a file on disk can be sent again")
+	require.Len(t, reqs, 2, "a file on disk can be sent again")
 	for _, req := range reqs {
 		file := uploadTestParts(t, req)["file"]
-		tAssert.Equal(t, "contract.pdf", file.FileName)
-		tAssert.True(t, bytes.Equal(content, file.Data))
+		assert.Equal(t, "contract.pdf", file.FileName)
+		assert.True(t, bytes.Equal(content, file.Data))
 	}
 
 	_, err = srv.client(t).UploadFilePath(context.Background(), "fd_1", filepath.Join(t.TempDir(), "missing.pdf"), UploadParams{})
-	tAssert.ErrorIs(t, err, os.ErrNotExist)
-	tAssert.Len(t, srv.requests(), 2)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.Len(t, srv.requests(), 2)
 }
 
 func TestUploadFile_BadInput(t *testing.T) {
 	srv := newTestServer(t, uploadTestCreated)
 	c := srv.client(t)
 	_, err := c.UploadFile(context.Background(), "fd_1", nil, UploadParams{})
-	tAssert.Error(t, err)
+	assert.Error(t, err)
 	_, err = c.UploadFile(context.Background(), "", bytes.NewReader([]byte("x")), UploadParams{})
-	tAssert.ErrorIs(t, err, ErrInvalidID)
-	tAssert.Empty(t, srv.requests())
+	assert.ErrorIs(t, err, ErrInvalidID)
+	assert.Empty(t, srv.requests())
 }
 
 func TestUploadFile_SeekableRetryAfterEarlyAnswer(t *testing.T) {
 	// A busy service may answer 503 before it has read the body. Go's
 	// http.RoundTripper may go on using a request body until it closes it,
 	// even after RoundTrip has returned, so the retry must not rewind and
-	// reread the same reader meanwhile. (The race detector reports a retry
-	// that does.) The retry must carry the whole file.
-	// Larger than the socket buffers, so that the first attempt is still
-	// being written when its answer arrives.
+	// reread the same reader meanwhile (the race detector reports a retry
+	// that does), and must carry the whole file. The file is larger than
+	// the socket buffers, so that the first attempt is still being written
+	// when its answer arrives.
 	content := uploadTestCounting(4 << 20)
 	for _, src := range []uploadTestSource{uploadTestSeekableSources[0], uploadTestSeekableSources[4]} {
 		t.Run(src.name, func(t *testing.T) {
@@ -465,14 +469,14 @@ func TestUploadFile_SeekableRetryAfterEarlyAnswer(t *testing.T) {
 			defer srv.Close()
 			defer close(done)
 			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(srv.URL), WithRetryWait(time.Millisecond, 5*time.Millisecond))
-			tRequire.NoError(t, err)
+			require.NoError(t, err)
 			r, want := src.make(t, content)
 			_, err = c.UploadFile(context.Background(), "fd_1", r, UploadParams{Filename: "doc.pdf"})
-			tRequire.NoError(t, err)
-			tRequire.Equal(t, int32(2), n.Load())
+			require.NoError(t, err)
+			require.Equal(t, int32(2), n.Load())
 			rec, _ := got.Load().(recordedRequest)
 			file := uploadTestParts(t, rec)["file"].Data
-			tAssert.True(t, bytes.Equal(want, file), "the retry sent %d bytes that differ from the file's %d", len(file), len(want))
+			assert.True(t, bytes.Equal(want, file), "the retry sent %d bytes that differ from the file's %d", len(file), len(want))
 		})
 	}
 }

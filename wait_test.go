@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // waitTestAnalysisJSON is an analysis with the given status, report ID and
@@ -62,13 +65,13 @@ func waitTestHold(w http.ResponseWriter, r *http.Request) {
 func waitTestAssertPolls(t *testing.T, reqs []recordedRequest) {
 	t.Helper()
 	for i, r := range reqs {
-		tAssert.Equal(t, http.MethodGet, r.Method, "request %d", i)
-		tAssert.Equal(t, "/v1/analyses/analysis_1", r.Path, "request %d", i)
-		tAssert.Equal(t, "true", r.Query.Get("waitForReport"), "request %d", i)
+		assert.Equal(t, http.MethodGet, r.Method, "request %d", i)
+		assert.Equal(t, "/v1/analyses/analysis_1", r.Path, "request %d", i)
+		assert.Equal(t, "true", r.Query.Get("waitForReport"), "request %d", i)
 		secs, err := strconv.Atoi(r.Query.Get("timeoutSeconds"))
-		if tAssert.NoError(t, err, "request %d: timeoutSeconds %q", i, r.Query.Get("timeoutSeconds")) {
-			tAssert.GreaterOrEqual(t, secs, 10, "request %d", i)
-			tAssert.LessOrEqual(t, secs, 300, "request %d", i)
+		if assert.NoError(t, err, "request %d: timeoutSeconds %q", i, r.Query.Get("timeoutSeconds")) {
+			assert.GreaterOrEqual(t, secs, 10, "request %d", i)
+			assert.LessOrEqual(t, secs, 300, "request %d", i)
 		}
 	}
 }
@@ -102,14 +105,14 @@ func TestWaitForAnalysis_PollTimeoutSeconds(t *testing.T) {
 				defer cancel()
 			}
 			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", &WaitOptions{PollTimeout: tt.pollTimeout})
-			tRequire.NoError(t, err)
-			tAssert.Equal(t, AnalysisCompleted, a.Status)
+			require.NoError(t, err)
+			assert.Equal(t, AnalysisCompleted, a.Status)
 			reqs := srv.requests()
-			tRequire.Len(t, reqs, 1)
+			require.Len(t, reqs, 1)
 			waitTestAssertPolls(t, reqs)
 			secs, _ := strconv.Atoi(reqs[0].Query.Get("timeoutSeconds"))
-			tAssert.GreaterOrEqual(t, secs, tt.wantMin)
-			tAssert.LessOrEqual(t, secs, tt.wantMax)
+			assert.GreaterOrEqual(t, secs, tt.wantMin)
+			assert.LessOrEqual(t, secs, tt.wantMax)
 		})
 	}
 }
@@ -117,10 +120,10 @@ func TestWaitForAnalysis_PollTimeoutSeconds(t *testing.T) {
 func TestWaitForAnalysis_NilOptions(t *testing.T) {
 	srv := newTestServer(t, waitTestDone)
 	a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", nil)
-	tRequire.NoError(t, err)
-	tRequire.NotNil(t, a.PrimaryReportID)
-	tAssert.Equal(t, "rpt_1", *a.PrimaryReportID)
-	tAssert.Equal(t, "120", srv.requests()[0].Query.Get("timeoutSeconds"))
+	require.NoError(t, err)
+	require.NotNil(t, a.PrimaryReportID)
+	assert.Equal(t, "rpt_1", *a.PrimaryReportID)
+	assert.Equal(t, "120", srv.requests()[0].Query.Get("timeoutSeconds"))
 }
 
 func TestWaitForAnalysis_OnUpdateOncePerStatusChange(t *testing.T) {
@@ -154,16 +157,16 @@ func TestWaitForAnalysis_OnUpdateOncePerStatusChange(t *testing.T) {
 			a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", &WaitOptions{
 				OnUpdate: func(a *Analysis) { got = append(got, a.Status) },
 			}, WithHeader("X-Trace-Id", "trace-1"))
-			tRequire.NoError(t, err)
-			tAssert.Equal(t, AnalysisCompleted, a.Status)
+			require.NoError(t, err)
+			assert.Equal(t, AnalysisCompleted, a.Status)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("OnUpdate statuses (-want +got):\n%s", diff)
 			}
 			reqs := srv.requests()
-			tAssert.Len(t, reqs, len(tt.steps))
+			assert.Len(t, reqs, len(tt.steps))
 			waitTestAssertPolls(t, reqs)
 			for _, r := range reqs {
-				tAssert.Equal(t, "trace-1", r.Header.Get("X-Trace-Id"), "request options reach every poll")
+				assert.Equal(t, "trace-1", r.Header.Get("X-Trace-Id"), "request options reach every poll")
 			}
 		})
 	}
@@ -176,10 +179,10 @@ func TestWaitForAnalysis_CompletedWithoutReportPollsAgain(t *testing.T) {
 		waitTestDone,
 	))
 	a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", nil)
-	tRequire.NoError(t, err)
-	tRequire.NotNil(t, a.PrimaryReportID)
-	tAssert.Equal(t, "rpt_1", *a.PrimaryReportID)
-	tAssert.Len(t, srv.requests(), 2)
+	require.NoError(t, err)
+	require.NotNil(t, a.PrimaryReportID)
+	assert.Equal(t, "rpt_1", *a.PrimaryReportID)
+	assert.Len(t, srv.requests(), 2)
 }
 
 func TestWaitForAnalysis_Failed(t *testing.T) {
@@ -194,16 +197,16 @@ func TestWaitForAnalysis_Failed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newTestServer(t, waitTestAnswer(AnalysisFailed, "", tt.reason))
 			a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", nil)
-			tRequire.Error(t, err)
-			tRequire.NotNil(t, a, "the failed analysis is returned with the error")
-			tAssert.Equal(t, AnalysisFailed, a.Status)
-			tAssert.ErrorIs(t, err, ErrAnalysisFailed)
-			tAssert.NotErrorIs(t, err, ErrWaitTimeout)
+			require.Error(t, err)
+			require.NotNil(t, a, "the failed analysis is returned with the error")
+			assert.Equal(t, AnalysisFailed, a.Status)
+			assert.ErrorIs(t, err, ErrAnalysisFailed)
+			assert.NotErrorIs(t, err, ErrWaitTimeout)
 			var failed *AnalysisFailedError
-			tRequire.ErrorAs(t, err, &failed)
-			tAssert.Equal(t, tt.reason, failed.Reason)
-			tAssert.Equal(t, "analysis_1", failed.AnalysisID)
-			tAssert.Len(t, srv.requests(), 1)
+			require.ErrorAs(t, err, &failed)
+			assert.Equal(t, tt.reason, failed.Reason)
+			assert.Equal(t, "analysis_1", failed.AnalysisID)
+			assert.Len(t, srv.requests(), 1)
 		})
 	}
 }
@@ -229,20 +232,20 @@ func TestWaitForAnalysis_EndsAtOnceOnPermanentErrors(t *testing.T) {
 			defer cancel()
 			start := time.Now()
 			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
-			tAssert.Nil(t, a)
-			tAssert.ErrorIs(t, err, tt.sentinel)
-			tAssert.NotErrorIs(t, err, ErrWaitTimeout)
-			tAssert.Len(t, srv.requests(), 1)
-			tAssert.Less(t, time.Since(start), 3*time.Second)
+			assert.Nil(t, a)
+			assert.ErrorIs(t, err, tt.sentinel)
+			assert.NotErrorIs(t, err, ErrWaitTimeout)
+			assert.Len(t, srv.requests(), 1)
+			assert.Less(t, time.Since(start), 3*time.Second)
 		})
 	}
 
 	t.Run("invalid ID", func(t *testing.T) {
 		srv := newTestServer(t, waitTestDone)
 		a, err := srv.client(t).WaitForAnalysis(context.Background(), "", nil)
-		tAssert.Nil(t, a)
-		tAssert.ErrorIs(t, err, ErrInvalidID)
-		tAssert.Empty(t, srv.requests())
+		assert.Nil(t, a)
+		assert.ErrorIs(t, err, ErrInvalidID)
+		assert.Empty(t, srv.requests())
 	})
 }
 
@@ -267,9 +270,9 @@ func TestWaitForAnalysis_RetriesTransientFailures(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
-			tRequire.NoError(t, err)
-			tAssert.Equal(t, AnalysisCompleted, a.Status)
-			tAssert.GreaterOrEqual(t, len(srv.requests()), tt.minCalls)
+			require.NoError(t, err)
+			assert.Equal(t, AnalysisCompleted, a.Status)
+			assert.GreaterOrEqual(t, len(srv.requests()), tt.minCalls)
 			waitTestAssertPolls(t, srv.requests())
 		})
 	}
@@ -284,9 +287,9 @@ func TestWaitForAnalysis_DeadlineReturnsLastAnalysis(t *testing.T) {
 		wantLast   AnalysisStatus // "": no analysis seen
 	}{
 		{"server holds until the client gives up", []http.HandlerFunc{waitTestHold}, 300 * time.Millisecond, ""},
-		{"pending, then held", []http.HandlerFunc{waitTestPending, waitTestHold}, 600 * time.Millisecond, AnalysisPending},
+		{"pending, then held", []http.HandlerFunc{waitTestPending, waitTestHold}, 800 * time.Millisecond, AnalysisPending},
 		{"keeps answering processing at once", []http.HandlerFunc{waitTestProcessing}, 500 * time.Millisecond, AnalysisProcessing},
-		{"completed without report, then held", []http.HandlerFunc{waitTestAnswer(AnalysisCompleted, "", ""), waitTestHold}, 600 * time.Millisecond, AnalysisCompleted},
+		{"completed without report, then held", []http.HandlerFunc{waitTestAnswer(AnalysisCompleted, "", ""), waitTestHold}, 800 * time.Millisecond, AnalysisCompleted},
 		{"keeps failing with 503", []http.HandlerFunc{waitTestProcessing, retryTestStatus(503)}, 500 * time.Millisecond, AnalysisProcessing},
 	}
 	for _, tt := range tests {
@@ -298,16 +301,16 @@ func TestWaitForAnalysis_DeadlineReturnsLastAnalysis(t *testing.T) {
 			start := time.Now()
 			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
 			elapsed := time.Since(start)
-			tRequire.Error(t, err)
-			tAssert.ErrorIs(t, err, ErrWaitTimeout)
-			tAssert.ErrorIs(t, err, context.DeadlineExceeded)
-			tAssert.NotErrorIs(t, err, ErrAnalysisFailed)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrWaitTimeout)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.NotErrorIs(t, err, ErrAnalysisFailed)
 			if tt.wantLast == "" {
-				tAssert.Nil(t, a)
-			} else if tAssert.NotNil(t, a, "the last analysis seen is returned") {
-				tAssert.Equal(t, tt.wantLast, a.Status)
+				assert.Nil(t, a)
+			} else if assert.NotNil(t, a, "the last analysis seen is returned") {
+				assert.Equal(t, tt.wantLast, a.Status)
 			}
-			tAssert.Less(t, elapsed, tt.ctxTimeout+3*time.Second, "returns soon after the deadline")
+			assert.Less(t, elapsed, tt.ctxTimeout+3*time.Second, "returns soon after the deadline")
 		})
 	}
 }
@@ -334,10 +337,10 @@ func TestWaitForAnalysis_Cancel(t *testing.T) {
 			})
 			start := time.Now()
 			_, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
-			tRequire.Error(t, err)
-			tAssert.ErrorIs(t, err, context.Canceled)
-			tAssert.NotErrorIs(t, err, ErrWaitTimeout)
-			tAssert.Less(t, time.Since(start), 3*time.Second)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, context.Canceled)
+			assert.NotErrorIs(t, err, ErrWaitTimeout)
+			assert.Less(t, time.Since(start), 3*time.Second)
 		})
 	}
 }
@@ -348,10 +351,10 @@ func TestWaitForAnalysis_DoesNotSpin(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
-	tRequire.ErrorIs(t, err, ErrWaitTimeout)
+	require.ErrorIs(t, err, ErrWaitTimeout)
 	n := len(srv.requests())
-	tAssert.GreaterOrEqual(t, n, 2, "polls again")
-	tAssert.Less(t, n, 15, "a service that does not hold requests must not make the client spin")
+	assert.GreaterOrEqual(t, n, 2, "polls again")
+	assert.Less(t, n, 15, "a service that does not hold requests must not make the client spin")
 }
 
 func TestWaitForAnalysis_NotCutByRequestTimeout(t *testing.T) {
@@ -361,9 +364,9 @@ func TestWaitForAnalysis_NotCutByRequestTimeout(t *testing.T) {
 		waitTestDone(w, r)
 	})
 	a, err := srv.client(t, WithRequestTimeout(50*time.Millisecond)).WaitForAnalysis(context.Background(), "analysis_1", nil)
-	tRequire.NoError(t, err)
-	tAssert.Equal(t, AnalysisCompleted, a.Status)
-	tAssert.Len(t, srv.requests(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, AnalysisCompleted, a.Status)
+	assert.Len(t, srv.requests(), 1)
 }
 
 func TestWaitForAnalysis_AttemptTimeoutIsNotWaitTimeout(t *testing.T) {
@@ -385,8 +388,8 @@ func TestWaitForAnalysis_AttemptTimeoutIsNotWaitTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	a, err := srv.client(t, WithHTTPClient(hc)).WaitForAnalysis(ctx, "analysis_1", nil)
-	tAssert.NoError(t, ctx.Err())
-	tRequire.NoError(t, err, "the caller's context has time left")
-	tAssert.Equal(t, AnalysisCompleted, a.Status)
-	tAssert.Greater(t, int(n.Load()), DefaultMaxRetries+1)
+	assert.NoError(t, ctx.Err())
+	require.NoError(t, err, "the caller's context has time left")
+	assert.Equal(t, AnalysisCompleted, a.Status)
+	assert.Greater(t, int(n.Load()), DefaultMaxRetries+1)
 }
