@@ -26,7 +26,9 @@ import (
 //     has it, unverifiable when none does.
 //  3. It recognises each document's type (passport, driver's licence,
 //     national ID, bank statement, utility bill, payslip) and checks its
-//     required fields and expiry date against the analysis's start.
+//     required fields and expiry date against the analysis's start. When
+//     the schema asks for a document number, the profile needs an identity
+//     document (passport, driver's licence or national ID) among them.
 //  4. Each action of the workflow's policy yields a finding: passed,
 //     warning or failed. Risk score = 40 per failed + 10 per warning, at
 //     most 100; risk level low below 25, medium below 60, high from 60.
@@ -314,7 +316,8 @@ func analyze(in AnalysisInput) (AnalysisResult, error) {
 		valid, reason := true, ""
 		var missing []string
 		for _, f := range requiredFields[d.kind] {
-			if _, ok := d.values[f]; !ok {
+			// Only what the schema asks for can be required.
+			if _, ok := d.values[f]; !ok && contains(fields, f) {
 				missing = append(missing, f)
 			}
 		}
@@ -467,6 +470,9 @@ func analyze(in AnalysisInput) (AnalysisResult, error) {
 	for _, n := range invalid {
 		flags = append(flags, "incomplete_document:"+n)
 	}
+	if contains(fields, "document_number") && !st.hasIdentityDocument() {
+		flags = append(flags, "missing_identity_document")
+	}
 	steps := []string{}
 	for _, r := range res.Recommendations {
 		steps = append(steps, r.Content)
@@ -522,6 +528,9 @@ func extractedFieldNames(props map[string]json.RawMessage) []string {
 	}
 	var out []string
 	for _, k := range sortedKeys(props) {
+		if k == "request_id" {
+			continue // not read from the documents: it is the profile ID
+		}
 		var p struct {
 			Type any `json:"type"`
 		}
@@ -613,3 +622,6 @@ func stepDuration(action string, docs int) int64 {
 	h.Write([]byte(action))
 	return int64(180+h.Sum32()%420) + int64(60*docs)
 }
+
+// identityKinds are the document types that prove identity.
+var identityKinds = []string{"passport", "drivers_licence", "national_id"}

@@ -78,6 +78,11 @@ func (p *policyRun) run(act PolicyAction) outcome {
 			o.details += " Not recognised or not readable: " + strings.Join(odd, ", ") + "."
 			o.recommendation = "Check by hand the documents that could not be classified: " + strings.Join(odd, ", ") + "."
 		}
+		if contains(p.fields, "document_number") && !p.hasIdentityDocument() {
+			o.result = profilesvc.FindingFailed
+			o.details += " No identity document (passport, driver's licence or national ID) was provided."
+			o.recommendation = "Ask the applicant for an identity document: a passport, a driver's licence or a national ID card."
+		}
 		return o
 
 	case profilesvc.CategoryDataExtraction:
@@ -252,4 +257,15 @@ func sortStrings(s []string) {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
+}
+
+// hasIdentityDocument reports whether a readable identity document is among
+// the documents.
+func (p *policyRun) hasIdentityDocument() bool {
+	for _, d := range p.docs {
+		if d.item.Readable && contains(identityKinds, d.kind) {
+			return true
+		}
+	}
+	return false
 }
