@@ -16,7 +16,8 @@ type WaitOptions struct {
 	PollTimeout time.Duration
 	// OnUpdate, if set, is called with the analysis each time its status
 	// changes, the first status seen included: for showing progress. It
-	// runs on the waiting goroutine.
+	// runs on the waiting goroutine. With it, the first request is a plain
+	// read, so that the current status is reported at once.
 	OnUpdate func(*Analysis)
 }
 
@@ -50,15 +51,25 @@ func (c *Client) WaitForAnalysis(ctx context.Context, analysisID string, opts *W
 		lastStatus AnalysisStatus
 		failures   int // consecutive transient failures
 		quick      int // consecutive polls the service did not hold
+		first      = o.OnUpdate != nil
 	)
 	for {
+		// With OnUpdate, the first request does not wait, so that the
+		// caller hears of the status at once rather than at the end.
+		var params *GetAnalysisParams
+		if !first {
+			params = &GetAnalysisParams{WaitForReport: true}
+		}
 		hold := o.PollTimeout
 		if deadline, ok := ctx.Deadline(); ok {
 			hold = min(hold, time.Until(deadline))
 		}
 		hold = clampLongPoll(hold)
+		if params != nil {
+			params.Timeout = hold
+		}
 		started := time.Now()
-		a, err := c.GetAnalysis(ctx, analysisID, &GetAnalysisParams{WaitForReport: true, Timeout: hold}, reqOpts...)
+		a, err := c.GetAnalysis(ctx, analysisID, params, reqOpts...)
 		if err != nil {
 			// The context ended, or a retry's wait would pass its deadline;
 			// a poll that ran out of its own time limit is only transient.
@@ -77,6 +88,8 @@ func (c *Client) WaitForAnalysis(ctx context.Context, analysisID string, opts *W
 		}
 		failures = 0
 		last = a
+		wasFirst := first
+		first = false
 		if a.Status != lastStatus {
 			lastStatus = a.Status
 			if o.OnUpdate != nil {
@@ -97,7 +110,7 @@ func (c *Client) WaitForAnalysis(ctx context.Context, analysisID string, opts *W
 		// analysis is done; one that answered at once does not hold
 		// requests (or a proxy cut it), so fall back to polling with a
 		// growing pause rather than spinning.
-		if time.Since(started) < time.Second {
+		if !wasFirst && time.Since(started) < time.Second {
 			if err := sleep(ctx, backoff(250*time.Millisecond, 5*time.Second, quick, randomJitter)); err != nil {
 				return last, waitError(analysisID, last, err)
 			}

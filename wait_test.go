@@ -163,8 +163,11 @@ func TestWaitForAnalysis_OnUpdateOncePerStatusChange(t *testing.T) {
 				t.Errorf("OnUpdate statuses (-want +got):\n%s", diff)
 			}
 			reqs := srv.requests()
-			assert.Len(t, reqs, len(tt.steps))
-			waitTestAssertPolls(t, reqs)
+			require.Len(t, reqs, len(tt.steps))
+			// With OnUpdate the first request reads the status at once;
+			// every later one is a long poll.
+			assert.Empty(t, reqs[0].Query, "the first request must not wait")
+			waitTestAssertPolls(t, reqs[1:])
 			for _, r := range reqs {
 				assert.Equal(t, "trace-1", r.Header.Get("X-Trace-Id"), "request options reach every poll")
 			}
