@@ -53,7 +53,7 @@ func (t *Tenant) handleListFolders(w http.ResponseWriter, r *http.Request) *apiE
 			continue
 		}
 		entries = append(entries, keyed[profilesvc.Folder]{
-			key: sortKey(q.sort, f.name, f.createdAt, f.updatedAt), id: f.id, v: t.folderView(f),
+			key: sortKey(q.sort, f.name, f.createdAt, f.updatedAt, f.seq), id: f.id, v: t.folderView(f),
 		})
 	}
 	items, next := paginate(entries, q, t.srv.encodeCursor)
@@ -111,7 +111,8 @@ func (t *Tenant) createFolderLocked(profileID, name, fixedID string) (*folderRec
 		return nil, profileNotFound(profileID)
 	}
 	now := t.now()
-	f := &folderRec{id: t.srv.ids.next("fld_"), profileID: p.id, name: name, createdAt: now, updatedAt: now}
+	t.seq++
+	f := &folderRec{id: t.srv.ids.next("fld_"), profileID: p.id, name: name, createdAt: now, updatedAt: now, seq: t.seq}
 	if fixedID != "" {
 		if e := t.checkFixedID(fixedID, "fld_", t.st.folders[fixedID] != nil); e != nil {
 			if e2 := t.checkFixedID(fixedID, "fd_", t.st.folders[fixedID] != nil); e2 != nil {

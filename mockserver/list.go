@@ -131,16 +131,21 @@ func (s *Server) parseListQuery(r *http.Request, scope string, searchable bool) 
 }
 
 // sortKey returns the value an entry is ordered by: the name (folded to
-// lower case) or a time as fixed-width nanoseconds, so that keys compare
-// as strings.
-func sortKey(sortBy, name string, created, updated time.Time) string {
+// lower case) or a time as fixed-width nanoseconds, followed by the
+// entry's creation sequence, so that entries equal in the field (two
+// folders made in the same millisecond) keep the order they were made in.
+// Keys compare as strings.
+func sortKey(sortBy, name string, created, updated time.Time, seq int64) string {
+	var k string
 	switch sortBy {
 	case "name":
-		return strings.ToLower(name)
+		k = strings.ToLower(name)
 	case "updatedAt":
-		return fmt.Sprintf("%020d", updated.UnixNano())
+		k = fmt.Sprintf("%020d", updated.UnixNano())
+	default:
+		k = fmt.Sprintf("%020d", created.UnixNano())
 	}
-	return fmt.Sprintf("%020d", created.UnixNano())
+	return fmt.Sprintf("%s\x00%020d", k, seq)
 }
 
 // keyed is an entry of a listing with its sort key.

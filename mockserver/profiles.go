@@ -119,7 +119,10 @@ func (t *Tenant) createProfileLocked(workflowID string, b createProfileBody, fix
 	if b.Description != nil {
 		p.description = *b.Description
 	}
-	f := &folderRec{id: t.srv.ids.next("fld_"), profileID: p.id, name: "default", isDefault: true, createdAt: now, updatedAt: now}
+	t.seq++
+	p.seq = t.seq
+	t.seq++
+	f := &folderRec{id: t.srv.ids.next("fld_"), profileID: p.id, name: "default", isDefault: true, createdAt: now, updatedAt: now, seq: t.seq}
 	p.folderIDs = []string{f.id}
 	t.st.profiles[p.id] = p
 	t.st.folders[f.id] = f
@@ -240,7 +243,7 @@ func (t *Tenant) handleListProfiles(w http.ResponseWriter, r *http.Request) *api
 			continue
 		}
 		entries = append(entries, keyed[*profilesvc.Profile]{
-			key: sortKey(q.sort, p.name, p.createdAt, p.updatedAt), id: p.id, v: t.profileView(p, false),
+			key: sortKey(q.sort, p.name, p.createdAt, p.updatedAt, p.seq), id: p.id, v: t.profileView(p, false),
 		})
 	}
 	items, next := paginate(entries, q, t.srv.encodeCursor)

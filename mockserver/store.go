@@ -20,6 +20,7 @@ type profileRec struct {
 	updatedAt         time.Time
 	folderIDs         []string // in creation order; the default first
 	analysisIDs       []string // in creation order
+	seq               int64    // creation order within the tenant
 }
 
 // folderRec is a stored folder.
@@ -29,6 +30,7 @@ type folderRec struct {
 	createdAt           time.Time
 	updatedAt           time.Time
 	itemIDs             []string // in creation order
+	seq                 int64    // creation order within the tenant
 }
 
 // itemRec is a stored item.
@@ -161,5 +163,5 @@ type Tenant struct {
 	// does not contend with the handlers.
 	faults *faultSet
 	record *requestRing
-	seq    int64 // last analysis sequence number
+	seq    int64 // the last creation sequence number given
 }
