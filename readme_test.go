@@ -3,9 +3,11 @@ package profilesvc_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -104,5 +106,92 @@ func TestReadmeCurlWalkthrough(t *testing.T) {
 		if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
 			t.Errorf("%s does not start with %%PDF-: %.40q", name, pdf)
 		}
+	}
+}
+
+// readmeImports are the packages README code may use; a fragment is
+// compiled with all of them.
+var readmeImports = []struct{ path, use string }{
+	{"context", "context.Background"},
+	{"errors", "errors.Is"},
+	{"fmt", "fmt.Println"},
+	{"io", "io.Copy"},
+	{"log", "log.Fatal"},
+	{"net/http", "http.StatusOK"},
+	{"os", "os.Exit"},
+	{"strings", "strings.NewReader"},
+	{"testing", "testing.Short"},
+	{"time", "time.Second"},
+	{"github.com/profilesvc/profilesvc-go", "profilesvc.NewClient"},
+	{"github.com/profilesvc/profilesvc-go/mockserver", "mockserver.New"},
+}
+
+// TestReadmeGoCompiles compiles every Go block of the README, so that the
+// README cannot drift from the API. A block that declares functions is
+// compiled as a file's body; any other as a function's body, with ctx,
+// client, profileID and params in scope. Unused variables are allowed:
+// samples may leave a result for the reader.
+func TestReadmeGoCompiles(t *testing.T) {
+	raw, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := readmeBlocks(string(raw), "go")
+	if len(blocks) < 3 {
+		t.Fatalf("found %d Go blocks in the README, want at least 3", len(blocks))
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	overlay := map[string]string{}
+	var starts []int // the line in the generated file where each block starts
+	for i, b := range blocks {
+		var src strings.Builder
+		src.WriteString("package readmecheck\n\nimport (\n")
+		for _, imp := range readmeImports {
+			fmt.Fprintf(&src, "\t%q\n", imp.path)
+		}
+		src.WriteString(")\n\nvar (\n")
+		for _, imp := range readmeImports {
+			fmt.Fprintf(&src, "\t_ = %s\n", imp.use)
+		}
+		src.WriteString(")\n\n")
+		if strings.HasPrefix(strings.TrimSpace(b), "func ") {
+			starts = append(starts, strings.Count(src.String(), "\n")+1)
+			src.WriteString(b)
+		} else {
+			fmt.Fprintf(&src, "func block%d(ctx context.Context, client *profilesvc.Client, profileID string, params profilesvc.StartAnalysisParams) {\n", i)
+			starts = append(starts, strings.Count(src.String(), "\n")+1)
+			src.WriteString(b)
+			src.WriteString("}\n")
+		}
+		name := fmt.Sprintf("block%d.go", i)
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(src.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		overlay[filepath.Join(wd, "internal", "readmecheck", name)] = filepath.Join(tmp, name)
+	}
+	ov, _ := json.Marshal(map[string]any{"Replace": overlay})
+	ovPath := filepath.Join(tmp, "overlay.json")
+	if err := os.WriteFile(ovPath, ov, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	cmd := exec.Command(goTool, "build", "-gcflags=-e", "-overlay", ovPath, "./internal/readmecheck")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return
+	}
+	var problems []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") || strings.Contains(line, "declared and not used") {
+			continue
+		}
+		problems = append(problems, line)
+	}
+	if len(problems) > 0 {
+		t.Errorf("README Go blocks do not compile (block N's first line is line %v of blockN.go):\n%s", starts, strings.Join(problems, "\n"))
 	}
 }
