@@ -1,0 +1,60 @@
+// Package mockserver is a complete, stateful, in-memory implementation of
+// the Profile Document Analysis Service, for tests: it speaks the service's
+// HTTP API on a loopback port, so the code under test runs unmodified, and
+// it adds a Go API and an HTTP control API to arrange state, drive time,
+// inject faults and see what clients sent.
+//
+// # Starting one
+//
+// In the spirit of net/http/httptest, three lines:
+//
+//	srv := mockserver.NewTest(t)   // closed when the test ends
+//	client := srv.Client()         // an SDK client pointed at it
+//	// ... or any HTTP client with srv.URL and srv.APIKey
+//
+// New starts one that the caller closes; Start listens on a given address
+// (as the profilesvc-mock binary does); NewHandler gives an http.Handler to
+// serve by other means. Options configure everything in one place: the API
+// key, the analysis duration, a manual mode, a fake clock, deterministic
+// IDs, extra workflows, a seed, multi-tenancy, body limits and a custom
+// analysis engine.
+//
+// # Behaviour
+//
+// Every rule of the interface document is followed: the default folder of
+// each profile, the error codes of each endpoint (SVC_3005 and SVC_3009
+// where the document says so), one running analysis per profile, five
+// analyses kept per profile, reports only of completed analyses, long
+// polling that wakes on the change itself. Where the document is silent,
+// the mock is strict, so that a client bug shows up in tests rather than in
+// production: unknown or misspelt fields, wrong types, bad query values,
+// forged cursors and oversize bodies are refused with a 4xx answer whose
+// message names the problem, and never with a 5xx. Every error has the body
+// {"error": {"code", "status", "message"}}.
+//
+// # The test kit
+//
+// The Server embeds the *Tenant of its own API key; its methods arrange and
+// inspect state without HTTP: AddWorkflow, CreateProfile, CreateFolder,
+// AddItem, LoadSeed; Profile, Item, ItemBytes, Analysis, Analyses;
+// SetItemStatus, SetVerificationStatus; StartProcessing, CompleteAnalysis
+// and FailAnalysis (with WithManualAnalyses, analyses wait for them);
+// InjectFault (a status with Retry-After, a delay or a dropped connection,
+// for the next N matching requests or a fraction of them); Requests (what
+// the server received, with the API key redacted); Reset. The same
+// controls are served over HTTP under /_mock/ for clients in other
+// languages. With WithMultiTenant every well-formed UUID key has a tenant of
+// its own, so parallel suites can share one server.
+//
+// # Analyses
+//
+// The default engine is a deterministic simulation: it reads the target
+// items' text, extracts the workflow schema's fields, compares them across
+// documents, validates each document, runs the workflow's policy action by
+// action and grades the risk, leaving a consistent trace in every part of
+// the analysis (findings, audit log, history, raw results, citations of the
+// passages it read). Values in a document script outcomes: mock:fail=<msg>,
+// mock:risk=low|medium|high, mock:duration=<d>. WithAnalyzer replaces the
+// engine. Reports are real PDF documents, in English or Korean, rendered
+// once per variant and cached with the analysis.
+package mockserver
