@@ -98,6 +98,22 @@ func TestReadmeCurlWalkthrough(t *testing.T) {
 	if len(a.TargetItems) != 2 {
 		t.Errorf("the analysis covers %d items, want 2", len(a.TargetItems))
 	}
+	// The control API part: the fault answered once, the record holds the
+	// requests without the key, and the reset emptied the mock.
+	again, err := os.ReadFile(filepath.Join(dir, "profile-again.json"))
+	if err != nil || !bytes.Contains(again, []byte(`"name":"Jane Doe"`)) {
+		t.Errorf("profile-again.json = %s (%v), want the profile", again, err)
+	}
+	if !strings.Contains(out.String(), "HTTP/1.1 503 Service Unavailable") {
+		t.Errorf("the injected fault was not shown:\n%s", out.String())
+	}
+	record, err := os.ReadFile(filepath.Join(dir, "requests.json"))
+	if err != nil || !bytes.Contains(record, []byte(`"status":503`)) || bytes.Contains(record, []byte(key)) {
+		t.Errorf("requests.json: want the 503 and no key; got %d bytes (%v)", len(record), err)
+	}
+	if n := len(srv.Profiles()); n != 0 {
+		t.Errorf("%d profiles after the reset", n)
+	}
 	for _, name := range []string{"report-en.pdf", "report-ko.pdf"} {
 		pdf, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
