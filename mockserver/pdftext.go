@@ -57,7 +57,11 @@ func showText(content []byte, out *strings.Builder) {
 		switch {
 		case c == '(':
 			s, n := pdfString(content[i:])
-			pending = append(pending, s)
+			pending = append(pending, winAnsi(s))
+			i += n
+		case c == '<' && i+1 < len(content) && content[i+1] != '<':
+			s, n := pdfHexString(content[i:])
+			pending = append(pending, winAnsi(s))
 			i += n
 		case c == '%':
 			for i < len(content) && content[i] != '\n' && content[i] != '\r' {
@@ -74,7 +78,7 @@ func showText(content []byte, out *strings.Builder) {
 			case "'", "\"":
 				out.WriteString("\n")
 				out.WriteString(strings.Join(pending, ""))
-			case "Td", "TD", "T*", "ET":
+			case "Td", "TD", "T*", "Tm", "ET":
 				if out.Len() > 0 && !strings.HasSuffix(out.String(), "\n") {
 					out.WriteString("\n")
 				}
@@ -137,4 +141,69 @@ func pdfString(b []byte) (string, int) {
 		i++
 	}
 	return s.String(), len(b)
+}
+
+// pdfHexString decodes a hex string starting at b[0] == '<' and returns it
+// with the number of bytes it took. An odd last digit counts as followed
+// by 0, as the PDF standard says.
+func pdfHexString(b []byte) (string, int) {
+	var out []byte
+	var hi byte
+	half := false
+	for i := 1; i < len(b); i++ {
+		c := b[i]
+		var v byte
+		switch {
+		case c == '>':
+			if half {
+				out = append(out, hi<<4)
+			}
+			return string(out), i + 1
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			continue // white space
+		}
+		if half {
+			out = append(out, hi<<4|v)
+		} else {
+			hi = v
+		}
+		half = !half
+	}
+	return string(out), len(b)
+}
+
+// cp1252 maps the bytes 0x80..0x9F of the WinAnsi encoding, where it
+// differs from Latin-1.
+var cp1252 = map[byte]rune{
+	0x80: '€', 0x82: '‚', 0x83: 'ƒ', 0x84: '„', 0x85: '…', 0x86: '†', 0x87: '‡', 0x88: 'ˆ', 0x89: '‰',
+	0x8A: 'Š', 0x8B: '‹', 0x8C: 'Œ', 0x8E: 'Ž', 0x91: '‘', 0x92: '’', 0x93: '“', 0x94: '”', 0x95: '•',
+	0x96: '–', 0x97: '—', 0x98: '˜', 0x99: '™', 0x9A: 'š', 0x9B: '›', 0x9C: 'œ', 0x9E: 'ž', 0x9F: 'Ÿ',
+}
+
+// winAnsi decodes the bytes of a simple font's string, as most tools write
+// them (WinAnsiEncoding), into UTF-8.
+func winAnsi(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c < 0x80:
+			b.WriteByte(c)
+		case c >= 0xA0:
+			b.WriteRune(rune(c))
+		default:
+			if r, ok := cp1252[c]; ok {
+				b.WriteRune(r)
+			} else {
+				b.WriteRune('\uFFFD')
+			}
+		}
+	}
+	return b.String()
 }
