@@ -1,0 +1,64 @@
+package mockserver_test
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/profilesvc/profilesvc-go/mockserver"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestRequestLogNeverHoldsTheKey logs every request at debug level, with
+// right and wrong keys, and checks that no key reaches the log.
+func TestRequestLogNeverHoldsTheKey(t *testing.T) {
+	var logs lockedBuffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	const key = "6f1d2c3b-4a59-4e8d-9c7b-1a2b3c4d5e6f"
+	const wrong = "0a0b0c0d-1111-4222-8333-944455556666"
+	srv := mockserver.NewTest(t, mockserver.WithAPIKey(key), mockserver.WithLogger(logger))
+	for _, k := range []string{key, wrong, ""} {
+		for _, path := range []string{"/v1/profiles/pf_x", "/v1/nowhere", "/_mock/requests"} {
+			req, _ := http.NewRequest("GET", srv.URL+path+"?k="+k, nil)
+			if k != "" {
+				req.Header.Set("x-api-key", k)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+	}
+	got := logs.String()
+	if strings.Count(got, `"msg":"request"`) != 9 {
+		t.Fatalf("want 9 request lines, got:\n%s", got)
+	}
+	for _, k := range []string{key, wrong} {
+		// The key in a query is the caller's doing; in a header it must
+		// never be logged. The log holds paths, not queries.
+		if strings.Contains(got, k) {
+			t.Errorf("the log holds the key %s:\n%s", k, got)
+		}
+	}
+}
