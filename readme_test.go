@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -194,7 +193,10 @@ func TestReadmeGoCompiles(t *testing.T) {
 	if err := os.WriteFile(ovPath, ov, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("compiling the README's code needs the go command: %v", err)
+	}
 	cmd := exec.Command(goTool, "build", "-gcflags=-e", "-overlay", ovPath, "./internal/readmecheck")
 	out, err := cmd.CombinedOutput()
 	if err == nil {

@@ -61,9 +61,9 @@ func (f *Fault) normalize() error {
 	case f.DelayMs < 0 || f.DelayMs > int(maxFaultDelay/time.Millisecond):
 		return fmt.Errorf("field \"delayMs\" must be 0 to %d, got %d", int(maxFaultDelay/time.Millisecond), f.DelayMs)
 	case f.RetryAfter < 0 || f.RetryAfter > maxFaultRetryAfter:
-		return fmt.Errorf("RetryAfter must be 0 to %v, got %v", maxFaultRetryAfter, f.RetryAfter)
+		return fmt.Errorf("the fault's RetryAfter must be 0 to %v, got %v", maxFaultRetryAfter, f.RetryAfter)
 	case f.Delay < 0 || f.Delay > maxFaultDelay:
-		return fmt.Errorf("Delay must be 0 to %v, got %v", maxFaultDelay, f.Delay)
+		return fmt.Errorf("the fault's Delay must be 0 to %v, got %v", maxFaultDelay, f.Delay)
 	}
 	if f.RetryAfter == 0 && f.RetryAfterSeconds > 0 {
 		f.RetryAfter = time.Duration(f.RetryAfterSeconds) * time.Second

@@ -86,7 +86,7 @@ func (p *policyRun) run(act PolicyAction) outcome {
 		return o
 
 	case profilesvc.CategoryDataExtraction:
-		var found, missing []string
+		var found []string
 		for _, f := range p.fields {
 			got := false
 			for _, d := range p.docs {
@@ -96,8 +96,6 @@ func (p *policyRun) run(act PolicyAction) outcome {
 			}
 			if got {
 				found = append(found, f)
-			} else {
-				missing = append(missing, f)
 			}
 		}
 		o := outcome{result: profilesvc.FindingPassed, citations: p.cite(found),

@@ -3,7 +3,6 @@ package mockserver
 import (
 	"context"
 	"crypto/subtle"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -295,5 +294,3 @@ func (s *Server) newTenant() *Tenant {
 	}
 }
 
-// errServerClosed ends long polls when the server closes.
-var errServerClosed = errors.New("server closed")

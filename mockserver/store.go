@@ -13,7 +13,6 @@ import (
 type profileRec struct {
 	id, workflowID    string
 	name, description string
-	hasDescription    bool
 	metadata          map[string]any
 	lastAnalysisAt    *time.Time
 	createdAt         time.Time

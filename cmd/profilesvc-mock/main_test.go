@@ -106,7 +106,7 @@ func (m *mRun) stop(t *testing.T) error {
 }
 
 // mRunError calls run with args, expecting it to fail at once.
-func mRunError(t *testing.T, args ...string) (error, string, string) {
+func mRunError(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -121,12 +121,12 @@ func mRunError(t *testing.T, args ...string) (error, string, string) {
 		if strings.Contains(stdout.String(), "listening on") {
 			t.Errorf("run(%q) failed but printed %q", args, stdout.String())
 		}
-		return err, stdout.String(), stderr.String()
+		return stdout.String(), stderr.String(), err
 	case <-time.After(5 * time.Second):
 		cancel()
 		<-done
 		t.Fatalf("run(%q) served instead of failing", args)
-		return nil, "", ""
+		return "", "", nil
 	}
 }
 
@@ -360,7 +360,7 @@ func TestRunErrors(t *testing.T) {
 		{"extra argument", []string{"-addr", "127.0.0.1:0", "serve"}, "serve"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err, _, _ := mRunError(t, tc.args...)
+			_, _, err := mRunError(t, tc.args...)
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not mention %q", err, tc.want)
 			}
@@ -368,13 +368,13 @@ func TestRunErrors(t *testing.T) {
 	}
 
 	t.Run("usage on a bad flag", func(t *testing.T) {
-		_, _, stderr := mRunError(t, "-nope")
+		_, stderr, _ := mRunError(t, "-nope")
 		if !strings.Contains(stderr, "-addr") || !strings.Contains(stderr, "-api-key") {
 			t.Errorf("stderr %q: want the usage", stderr)
 		}
 	})
 	t.Run("help", func(t *testing.T) {
-		err, _, stderr := mRunError(t, "-h")
+		_, stderr, err := mRunError(t, "-h")
 		if !errors.Is(err, flag.ErrHelp) {
 			t.Errorf("-h returned %v, want flag.ErrHelp", err)
 		}
@@ -387,7 +387,7 @@ func TestRunErrors(t *testing.T) {
 	t.Run("address in use", func(t *testing.T) {
 		m := mStart(t, "-addr", "127.0.0.1:0", "-api-key", "k")
 		addr := strings.TrimPrefix(m.URL, "http://")
-		err, _, _ := mRunError(t, "-addr", addr)
+		_, _, err := mRunError(t, "-addr", addr)
 		if !strings.Contains(err.Error(), addr) {
 			t.Errorf("error %q does not name %s", err, addr)
 		}
