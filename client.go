@@ -329,7 +329,17 @@ func (c *Client) do(ctx context.Context, r *request, out any, opts []RequestOpti
 	if out == nil || resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	// Read the answer whole into a buffer of its announced size, then
+	// decode: cheaper than a json.Decoder, which grows its buffer by
+	// doubling.
+	var buf bytes.Buffer
+	if resp.ContentLength > 0 && resp.ContentLength < 64<<20 {
+		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return fmt.Errorf("profilesvc: %s %s: reading the answer: %w", r.method, r.path, err)
+	}
+	if err := json.Unmarshal(buf.Bytes(), out); err != nil {
 		return fmt.Errorf("profilesvc: %s %s: decoding the answer: %w", r.method, r.path, err)
 	}
 	return nil

@@ -180,19 +180,13 @@ func analysisNotFound(id string) *apiError {
 // encodedLocked returns the analysis's JSON, cached until it changes.
 func (rec *analysisRec) encodedLocked() []byte {
 	if rec.encoded == nil {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
 		var v any = &rec.a
 		if rec.a.Status == profilesvc.AnalysisCompleted {
 			v = completedView{Analysis: &rec.a, ExtractionStatus: rec.a.ExtractionStatus, RawActionResults: rec.a.RawActionResults,
 				AgentAuditLog: rec.a.AgentAuditLog, Findings: rec.a.Findings, Recommendations: rec.a.Recommendations,
 				TargetItems: rec.a.TargetItems}
 		}
-		if err := enc.Encode(v); err != nil {
-			return nil
-		}
-		rec.encoded = buf.Bytes()
+		rec.encoded = encodeJSON(v)
 	}
 	return rec.encoded
 }

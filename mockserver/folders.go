@@ -69,7 +69,10 @@ func (t *Tenant) handleGetFolder(w http.ResponseWriter, r *http.Request) *apiErr
 	if f == nil {
 		return errorf(http.StatusNotFound, profilesvc.CodeFolderNotFoundSVC, "folder %q does not exist", id)
 	}
-	writeJSON(w, http.StatusOK, t.folderWithItems(f))
+	if f.encoded == nil {
+		f.encoded = encodeJSON(t.folderWithItems(f))
+	}
+	writeRawJSON(w, http.StatusOK, f.encoded)
 	return nil
 }
 
@@ -162,6 +165,7 @@ func (t *Tenant) handleRenameFolder(w http.ResponseWriter, r *http.Request) *api
 	}
 	f.name = *b.Name
 	f.updatedAt = t.now()
+	f.changed()
 	writeJSON(w, http.StatusOK, t.folderView(f))
 	return nil
 }

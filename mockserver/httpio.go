@@ -58,15 +58,24 @@ func writeError(w http.ResponseWriter, e *apiError) {
 
 // writeJSON writes v as the JSON answer.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	b := encodeJSON(v)
+	if b == nil {
+		writeError(w, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the answer could not be encoded"))
+		return
+	}
+	writeRawJSON(w, status, b)
+}
+
+// encodeJSON encodes v as the server's answers are: no HTML escaping, a
+// final newline. It returns nil if v cannot be encoded.
+func encodeJSON(v any) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		buf.Reset()
-		status = http.StatusInternalServerError
-		fmt.Fprintf(&buf, `{"error":{"code":%q,"status":500,"message":%q}}`+"\n", profilesvc.CodeInternal, "encoding the answer: "+err.Error())
+		return nil
 	}
-	writeRawJSON(w, status, buf.Bytes())
+	return buf.Bytes()
 }
 
 // writeRawJSON writes bytes that are already JSON.

@@ -88,6 +88,7 @@ func (t *Tenant) storeItem(folder *folderRec, it *itemRec) {
 	t.st.items[it.id] = it
 	folder.itemIDs = append(folder.itemIDs, it.id)
 	folder.updatedAt = it.createdAt
+	folder.changed()
 }
 
 // createItemBody is the JSON form of create item.
@@ -344,6 +345,9 @@ func (t *Tenant) handleUpdateItem(w http.ResponseWriter, r *http.Request) *apiEr
 		it.content, it.data = content, data
 		it.text, _ = extractText(it.detected.ContentType, data)
 	}
+	if f := t.st.folders[it.folderID]; f != nil {
+		f.changed() // the name or the size of its summary
+	}
 	writeJSON(w, http.StatusOK, t.itemView(it, baseURL(r)))
 	return nil
 }
@@ -359,6 +363,7 @@ func (t *Tenant) handleDeleteItem(w http.ResponseWriter, r *http.Request) *apiEr
 	delete(t.st.items, id)
 	if f := t.st.folders[it.folderID]; f != nil {
 		f.itemIDs = removeString(f.itemIDs, id)
+		f.changed()
 	}
 	noContent(w)
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/signintech/gopdf"
@@ -86,10 +87,14 @@ func (r *reportWriter) render() (out []byte, err error) {
 	}()
 	pdf := r.pdf
 	pdf.Start(gopdf.Config{PageSize: *gopdf.PageSizeA4, Unit: gopdf.UnitPT})
-	if err := pdf.AddTTFFontData(fontFamily, reportfont.Regular); err != nil {
+	fonts, err := parsedFonts()
+	if err != nil {
+		return nil, err
+	}
+	if err := pdf.AddTTFFontFromFontContainer(fontFamily, fonts.regular); err != nil {
 		return nil, fmt.Errorf("loading the font: %w", err)
 	}
-	if err := pdf.AddTTFFontDataWithOption(fontFamily, reportfont.Bold, gopdf.TtfOption{Style: gopdf.Bold}); err != nil {
+	if err := pdf.AddTTFFontFromFontContainer(fontFamily, fonts.bold); err != nil {
 		return nil, fmt.Errorf("loading the bold font: %w", err)
 	}
 	a := &r.d.analysis
@@ -661,3 +666,19 @@ func (r *reportWriter) footers() {
 		r.text(marginX+contentW-w, pageH-marginBottom+24, pg)
 	}
 }
+
+// reportFonts are the two weights of the report's font, parsed once: the
+// 4.6 MB files take longer to parse than a report takes to draw. Each
+// report gets its own subset of them; the parsed data is only read.
+type reportFonts struct{ regular, bold *gopdf.FontContainer }
+
+var parsedFonts = sync.OnceValues(func() (reportFonts, error) {
+	var regular, bold gopdf.FontContainer
+	if err := regular.AddTTFFontData(fontFamily, reportfont.Regular); err != nil {
+		return reportFonts{}, fmt.Errorf("parsing the font: %w", err)
+	}
+	if err := bold.AddTTFFontDataWithOption(fontFamily, reportfont.Bold, gopdf.TtfOption{Style: gopdf.Bold}); err != nil {
+		return reportFonts{}, fmt.Errorf("parsing the bold font: %w", err)
+	}
+	return reportFonts{&regular, &bold}, nil
+})

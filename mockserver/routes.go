@@ -101,10 +101,51 @@ func (s *Server) adapt(h tenantHandler) http.Handler {
 			writeError(w, errorf(http.StatusUnauthorized, profilesvc.CodeUnauthorized, "invalid API key"))
 			return
 		}
-		if e := h(t, w, r); e != nil {
-			writeError(w, e)
+		// The handler answers into a buffer, sent once it has returned: by
+		// then it has released the tenant's lock, so a client slow to read
+		// its answer never holds up the others.
+		bw := &bufferedWriter{ResponseWriter: w}
+		if e := h(t, bw, r); e != nil {
+			writeError(bw, e)
 		}
+		bw.flush()
 	})
+}
+
+// bufferedWriter keeps an answer in memory until flush.
+type bufferedWriter struct {
+	http.ResponseWriter
+	status int
+	body   []byte
+}
+
+func (b *bufferedWriter) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	b.body = append(b.body, p...)
+	return len(p), nil
+}
+
+// Unwrap lets http.ResponseController reach the connection, for the
+// write deadline of long polls.
+func (b *bufferedWriter) Unwrap() http.ResponseWriter { return b.ResponseWriter }
+
+// flush sends the answer.
+func (b *bufferedWriter) flush() {
+	if b.status == 0 {
+		return
+	}
+	b.ResponseWriter.WriteHeader(b.status)
+	if len(b.body) > 0 {
+		_, _ = b.ResponseWriter.Write(b.body)
+	}
 }
 
 // middleware authenticates, records, injects faults, logs and turns a

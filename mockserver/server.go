@@ -293,4 +293,3 @@ func (s *Server) newTenant() *Tenant {
 		record: newRequestRing(s.cfg.recordSize),
 	}
 }
-

@@ -30,7 +30,12 @@ type folderRec struct {
 	updatedAt           time.Time
 	itemIDs             []string // in creation order
 	seq                 int64    // creation order within the tenant
+	encoded             []byte   // cached single-folder answer; see changed
 }
+
+// changed drops the folder's cached answer, after a change to the folder
+// or to the summary of one of its items.
+func (f *folderRec) changed() { f.encoded = nil }
 
 // itemRec is a stored item.
 type itemRec struct {
