@@ -112,11 +112,15 @@ func (s *Server) adapt(h tenantHandler) http.Handler {
 	})
 }
 
-// bufferedWriter keeps an answer in memory until flush.
+// bufferedWriter keeps an answer in memory until flush. It keeps the
+// slices it is given rather than copies: every handler writes bytes it
+// never changes afterwards (fresh encodings, or cached answers that are
+// replaced, never modified), and a cached analysis is too large to copy on
+// every read.
 type bufferedWriter struct {
 	http.ResponseWriter
 	status int
-	body   []byte
+	body   [][]byte
 }
 
 func (b *bufferedWriter) WriteHeader(code int) {
@@ -129,7 +133,7 @@ func (b *bufferedWriter) Write(p []byte) (int, error) {
 	if b.status == 0 {
 		b.status = http.StatusOK
 	}
-	b.body = append(b.body, p...)
+	b.body = append(b.body, p)
 	return len(p), nil
 }
 
@@ -143,8 +147,10 @@ func (b *bufferedWriter) flush() {
 		return
 	}
 	b.ResponseWriter.WriteHeader(b.status)
-	if len(b.body) > 0 {
-		_, _ = b.ResponseWriter.Write(b.body)
+	for _, p := range b.body {
+		if _, err := b.ResponseWriter.Write(p); err != nil {
+			return
+		}
 	}
 }
 
