@@ -249,11 +249,13 @@ func newAPIError(status int, header http.Header, body []byte, secret string) *AP
 	var env errorEnvelope
 	if len(bytes.TrimSpace(body)) > 0 && json.Unmarshal(body, &env) == nil && env.Error != nil &&
 		(env.Error.Code != "" || env.Error.Message != "") {
-		e.Code = env.Error.Code
-		e.Message = env.Error.Message
+		// Masked again once decoded: a JSON escape or a dropped character
+		// could have hidden the key from the mask of the raw bytes.
+		e.Code = maskSecret(env.Error.Code, secret)
+		e.Message = maskSecret(env.Error.Message, secret)
 		return e
 	}
-	e.Message = describeBody(status, header.Get("Content-Type"), body)
+	e.Message = maskSecret(describeBody(status, header.Get("Content-Type"), body), secret)
 	return e
 }
 

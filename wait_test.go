@@ -351,7 +351,9 @@ func TestWaitForAnalysis_Cancel(t *testing.T) {
 func TestWaitForAnalysis_DoesNotSpin(t *testing.T) {
 	t.Parallel()
 	srv := newTestServer(t, waitTestProcessing)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	// Three seconds leave room for several polls even on a loaded machine;
+	// a client that spun would make hundreds.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	_, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
 	require.ErrorIs(t, err, ErrWaitTimeout)

@@ -191,6 +191,8 @@ func TestBadInput(t *testing.T) {
 		{"analyze: trailing data", "POST", analyze, jsonCT, target + `}[]`, false, b400, v, "JSON"},
 		{"analyze: missing targetItems", "POST", analyze, jsonCT, `{}`, false, b400, v, "targetItems"},
 		{"analyze: empty targetItems", "POST", analyze, jsonCT, `{"targetItems":[]}`, false, b400, v, "targetItems"},
+		{"analyze: entry without itemId", "POST", analyze, jsonCT, `{"targetItems":[{}]}`, false, b400, v, "targetItems[0].itemId"},
+		{"analyze: empty itemId", "POST", analyze, jsonCT, `{"targetItems":[{"itemId":"` + textID + `"},{"itemId":""}]}`, false, b400, v, "targetItems[1].itemId"},
 		{"analyze: text/plain", "POST", analyze, "text/plain", target + `}`, false, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type"},
 		{"analyze: multipart", "POST", analyze, mpUnknownCT, mpUnknown, false, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type"},
 		{"analyze: over the JSON limit", "POST", analyze, jsonCT, target + `,"clientMetadata":{"x":"` + big + `"}}`, false, 413, "PAYLOAD_TOO_LARGE", "limit"},

@@ -65,13 +65,14 @@ func (t *Tenant) handleSetItemStatus(w http.ResponseWriter, r *http.Request) *ap
 		return validation("field \"status\" is required")
 	}
 	id := pathVar(r, "itemId")
-	if err := t.SetItemStatus(id, profilesvc.ItemStatus(*b.Status)); err != nil {
-		return err.(*apiError)
-	}
 	t.mu.Lock()
-	it := t.itemView(t.st.items[id], baseURL(r))
-	t.mu.Unlock()
-	writeJSON(w, http.StatusOK, it)
+	defer t.mu.Unlock()
+	it := t.st.items[id]
+	if it == nil {
+		return itemNotFound(id)
+	}
+	it.status = profilesvc.ItemStatus(*b.Status)
+	writeJSON(w, http.StatusOK, t.itemView(it, baseURL(r)))
 	return nil
 }
 
