@@ -172,10 +172,6 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			tap = &bodyTap{ReadCloser: r.Body}
 			r.Body = tap
 		}
-		var query url.Values
-		if recordTo != nil && !control {
-			query = r.URL.Query()
-		}
 		// The record is written as the answer's status is, before any byte
 		// of the answer leaves (or before a dropped connection closes), so
 		// that a client that has its answer finds its request recorded.
@@ -185,7 +181,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					Time:   s.clock.Now().UTC(),
 					Method: r.Method,
 					Path:   r.URL.EscapedPath(),
-					Query:  query,
+					Query:  recordedQuery(r),
 					Header: redactHeader(r.Header),
 					Status: status,
 				}
@@ -251,4 +247,13 @@ func pathVar(r *http.Request, name string) string {
 		return u
 	}
 	return v
+}
+
+// recordedQuery is the request's query as the record keeps it: nil when
+// there is none, to spare the parse on most requests.
+func recordedQuery(r *http.Request) url.Values {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	return r.URL.Query()
 }
