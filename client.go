@@ -456,9 +456,7 @@ func (c *Client) send(ctx context.Context, r *request, opts []RequestOption) (*h
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer closeBody(resp.Body)
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		e := newAPIError(resp.StatusCode, resp.Header, body, c.apiKey)
-		e.Method, e.Path, e.Attempts = r.method, r.path, rt.attempts
-		return nil, e
+		return nil, rt.apiError(resp, body)
 	}
 	return resp, nil
 }

@@ -197,9 +197,7 @@ func (r *retrier) check(ctx context.Context, resp *http.Response, err error) (bo
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		_ = resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(body))
-		apiErr := newAPIError(resp.StatusCode, resp.Header, body, r.secret)
-		apiErr.Method, apiErr.Path, apiErr.Attempts = r.method, r.path, r.attempts
-		failure = apiErr
+		failure = r.apiError(resp, body)
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 			retryAfter, hasRetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), r.now())
 		}
@@ -224,6 +222,14 @@ func (r *retrier) check(ctx context.Context, resp *http.Response, err error) (bo
 	r.log(slog.LevelWarn, "retrying request", "attempt", r.attempts, "wait", r.wait, "error", failure)
 	r.attemptTime = r.now().Add(r.wait)
 	return true, nil
+}
+
+// apiError is the typed error of an answer of this call, naming the call
+// and the attempts made so far.
+func (r *retrier) apiError(resp *http.Response, body []byte) *APIError {
+	e := newAPIError(resp.StatusCode, resp.Header, body, r.secret)
+	e.Method, e.Path, e.Attempts = r.method, r.path, r.attempts
+	return e
 }
 
 // backoff is the Backoff hook: it returns the wait check chose.

@@ -67,11 +67,10 @@ func (t *Tenant) handleSetItemStatus(w http.ResponseWriter, r *http.Request) *ap
 	id := pathVar(r, "itemId")
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	it := t.st.items[id]
-	if it == nil {
-		return itemNotFound(id)
+	it, e := t.setItemStatusLocked(id, profilesvc.ItemStatus(*b.Status))
+	if e != nil {
+		return e
 	}
-	it.status = profilesvc.ItemStatus(*b.Status)
 	writeJSON(w, http.StatusOK, t.itemView(it, baseURL(r)))
 	return nil
 }

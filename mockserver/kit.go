@@ -165,12 +165,20 @@ func (t *Tenant) SetItemStatus(id string, status profilesvc.ItemStatus) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if _, e := t.setItemStatusLocked(id, status); e != nil {
+		return e
+	}
+	return nil
+}
+
+// setItemStatusLocked sets an item's status and returns the item.
+func (t *Tenant) setItemStatusLocked(id string, status profilesvc.ItemStatus) (*itemRec, *apiError) {
 	it := t.st.items[id]
 	if it == nil {
-		return itemNotFound(id)
+		return nil, itemNotFound(id)
 	}
 	it.status = status
-	return nil
+	return it, nil
 }
 
 // Analysis returns an analysis as GET would.
