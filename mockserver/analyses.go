@@ -120,6 +120,12 @@ func (t *Tenant) startAnalysis(profileID string, itemIDs []string, options, clie
 		ClientMetadata:     cloneMap(clientMetadata),
 		RequestedAt:        now,
 		CreatedAt:          now,
+		// The items asked for are known from the start: a client that
+		// lost the answer to its start finds its analysis by them.
+		TargetItems: make([]profilesvc.TargetItem, len(items)),
+	}
+	for i, it := range items {
+		rec.a.TargetItems[i] = profilesvc.TargetItem{ItemID: it.id, Name: it.name, Type: it.typ}
 	}
 	rec.input = t.analysisInputLocked(p, items, options, clientMetadata)
 	rec.duration = t.srv.cfg.analysisDuration

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -28,12 +30,17 @@ func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
 }
 
 // FakeClock is a Clock that moves only when told to: Advance fires, in
-// order, every timer that falls due. It is safe for concurrent use.
+// order, every timer that falls due. BlockUntil lets a test wait until the
+// server has armed the timers it expects (an analysis's run, a long poll's
+// timeout) before it moves the clock. It is safe for concurrent use.
 type FakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
 	seq    int
 	timers map[int]*fakeTimer
+	// changed, made when BlockUntil waits, is closed (and a new one made
+	// for the next wait) whenever the number of waiting timers changes.
+	changed chan struct{}
 }
 
 type fakeTimer struct {
@@ -67,12 +74,79 @@ func (c *FakeClock) AfterFunc(d time.Duration, f func()) func() bool {
 	c.seq++
 	t := &fakeTimer{at: c.now.Add(d), seq: c.seq, f: f}
 	c.timers[t.seq] = t
+	c.timersChangedLocked()
 	return func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		_, ok := c.timers[t.seq]
+		if _, ok := c.timers[t.seq]; !ok {
+			return false
+		}
 		delete(c.timers, t.seq)
-		return ok
+		c.timersChangedLocked()
+		return true
+	}
+}
+
+// Timers returns how many timers are waiting on the clock: those set with
+// AfterFunc that have neither fired nor been stopped.
+func (c *FakeClock) Timers() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers)
+}
+
+// BlockUntil returns once at least n timers are waiting on the clock (as
+// Timers counts them), so that a test moves the clock only after the
+// server has armed what it is to fire: an Advance that comes first would
+// leave the timer to fire a whole duration later. It returns ctx's error,
+// wrapped with the number of timers waiting, if ctx ends first. It waits
+// on the clock's changes, never by polling.
+//
+// A test of a timed analysis, started by the code under test (in the
+// background, say), waits for the analysis's timers, then moves time:
+//
+//	clock := mockserver.NewFakeClock(start)
+//	srv := mockserver.NewTest(t, mockserver.WithClock(clock), mockserver.WithAnalysisDuration(3*time.Second))
+//	// ... the code under test starts the analysis
+//	if err := clock.BlockUntil(ctx, 1); err != nil {
+//		t.Fatal(err)
+//	}
+//	clock.Advance(3 * time.Second) // the analysis completes
+//
+// A long poll's timeout is a timer too: with WithManualAnalyses, where
+// analyses arm none, BlockUntil(ctx, 1) returns once the server holds the
+// poll.
+func (c *FakeClock) BlockUntil(ctx context.Context, n int) error {
+	for {
+		c.mu.Lock()
+		if len(c.timers) >= n {
+			c.mu.Unlock()
+			return nil
+		}
+		changed := c.changedLocked()
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %d timers on the fake clock, %d waiting: %w", n, c.Timers(), ctx.Err())
+		}
+	}
+}
+
+// changedLocked returns the channel closed at the next change of the
+// number of waiting timers.
+func (c *FakeClock) changedLocked() chan struct{} {
+	if c.changed == nil {
+		c.changed = make(chan struct{})
+	}
+	return c.changed
+}
+
+// timersChangedLocked wakes the waiters of BlockUntil.
+func (c *FakeClock) timersChangedLocked() {
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
 	}
 }
 
@@ -104,6 +178,7 @@ func (c *FakeClock) Advance(d time.Duration) {
 		})
 		t := due[0]
 		delete(c.timers, t.seq)
+		c.timersChangedLocked()
 		if t.at.After(c.now) {
 			c.now = t.at
 		}

@@ -30,7 +30,10 @@
 // production: unknown or misspelt fields, wrong types, bad query values,
 // forged cursors and oversize bodies are refused with a 4xx answer whose
 // message names the problem, and never with a 5xx. Every error has the body
-// {"error": {"code", "status", "message"}}.
+// {"error": {"code", "status", "message"}}. Every answer, of the API or of
+// the control API, success or error, carries a request ID of its own in
+// its X-Request-Id header ("req_" and 20 characters), which the SDK
+// reports as APIError.RequestID.
 //
 // # The test kit
 //
@@ -41,10 +44,27 @@
 // and FailAnalysis (with WithManualAnalyses, analyses wait for them);
 // InjectFault (a status with Retry-After, a delay or a dropped connection,
 // for the next N matching requests or a fraction of them); Requests (what
-// the server received, with the API key redacted); Reset. The same
-// controls are served over HTTP under /_mock/ for clients in other
+// the server received, with the API key redacted, each under the request
+// ID its answer carried); ClearRequests and Reset, after which requests
+// still under way, such as held long polls, stay out of the record. The
+// same controls are served over HTTP under /_mock/ for clients in other
 // languages. With WithMultiTenant every well-formed UUID key has a tenant of
 // its own, so parallel suites can share one server.
+//
+// # Time
+//
+// With WithClock(NewFakeClock(start)), time moves only when the test moves
+// it. FakeClock.BlockUntil waits until the server has armed the timers it
+// will fire (an analysis's run, a long poll's timeout), and Advance fires
+// them, so a test waits for events rather than for a fixed time:
+//
+//	clock := mockserver.NewFakeClock(start)
+//	srv := mockserver.NewTest(t, mockserver.WithClock(clock), mockserver.WithAnalysisDuration(3*time.Second))
+//	// ... start the analysis
+//	if err := clock.BlockUntil(ctx, 1); err != nil {
+//		t.Fatal(err)
+//	}
+//	clock.Advance(3 * time.Second) // the analysis completes
 //
 // # Analyses
 //

@@ -638,6 +638,24 @@ func (c *hClock) hWaitStop(t *testing.T, d time.Duration, within time.Duration) 
 	}
 }
 
+// hBlockUntil runs c.BlockUntil(ctx, n) in its own goroutine; its outcome
+// arrives on the channel.
+func hBlockUntil(ctx context.Context, c *mockserver.FakeClock, n int) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- c.BlockUntil(ctx, n) }()
+	return done
+}
+
+// hNotReturned fails the test if the BlockUntil of done has returned.
+func hNotReturned(t *testing.T, done <-chan error, why string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		t.Fatalf("BlockUntil returned %v %s", err, why)
+	default:
+	}
+}
+
 // hRealClock is the wall clock, for wrapping in hClock.
 type hRealClock struct{}
 

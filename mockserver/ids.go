@@ -9,6 +9,20 @@ import (
 // idAlphabet is lower-case base32 without the letters easily misread.
 const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 
+// Streams of the seeded ID generators: each sequence draws from a PCG
+// stream of its own, so that one sequence's draws never shift another's.
+const (
+	// resourceIDStream makes the IDs of everything the store holds, and
+	// the key that signs listing cursors.
+	resourceIDStream = 0x9e3779b97f4a7c15
+	// requestIDStream makes the request IDs of answers (X-Request-Id).
+	// Every answer draws one, polls and retries included: were they drawn
+	// from the resources' stream, the IDs of resources would depend on how
+	// many answers came before, which a polling or retrying client changes
+	// from run to run.
+	requestIDStream = 0xd1b54a32d192ed03
+)
+
 // idGen makes the server's IDs: a prefix and 20 characters of base32, 100
 // bits of randomness from crypto/rand, or from a seeded generator for
 // tests that need the same IDs on every run.
@@ -17,10 +31,12 @@ type idGen struct {
 	rng *rand.Rand // nil: crypto/rand
 }
 
-func newIDGen(seed *uint64) *idGen {
+// newIDGen returns a generator drawing from crypto/rand, or, with a seed,
+// from the given stream of a PCG seeded with it.
+func newIDGen(seed *uint64, stream uint64) *idGen {
 	g := &idGen{}
 	if seed != nil {
-		g.rng = rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15))
+		g.rng = rand.New(rand.NewPCG(*seed, *seed^stream))
 	}
 	return g
 }

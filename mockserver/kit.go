@@ -254,12 +254,16 @@ func (t *Tenant) Faults() []Fault { return t.faults.list() }
 // WithRequestRecordSize of them), with the API key redacted.
 func (t *Tenant) Requests() []RecordedRequest { return t.record.all() }
 
-// ClearRequests empties the request record.
+// ClearRequests empties the request record. A request under way as it
+// runs (a held long poll, a delayed one) stays out of the record when it
+// is answered: the record holds only requests that arrived after it.
 func (t *Tenant) ClearRequests() { t.record.reset() }
 
 // Reset empties the tenant: profiles, folders, items, analyses, faults and
 // the request record go, workflows return to the server's own (those of
-// WithWorkflows and WithSeed), and long polls under way answer 404.
+// WithWorkflows and WithSeed), and long polls under way answer 404. As
+// with ClearRequests, requests under way are not recorded when they are
+// answered: the record holds only the requests that arrive after Reset.
 func (t *Tenant) Reset() {
 	t.mu.Lock()
 	for _, rec := range t.st.analyses {

@@ -274,6 +274,17 @@ func kWantBlocked(t testing.TB, ch <-chan kResp, wait time.Duration) {
 	}
 }
 
+// kHeld waits until the server holds a long poll: with manual analyses,
+// the poll's timeout is the only timer on the fake clock.
+func kHeld(t testing.TB, fc *mockserver.FakeClock) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := fc.BlockUntil(ctx, 1); err != nil {
+		t.Fatalf("the long poll is not held: %v", err)
+	}
+}
+
 // ---------------------------------------------------------------------
 // Embedding.
 
@@ -1830,6 +1841,65 @@ func TestKitReset(t *testing.T) {
 	// The server works after Reset.
 	pid2, iid2 := kProfileWithItem(t, srv.Tenant)
 	kStart(t, srv.URL, srv.APIKey, pid2, iid2)
+}
+
+// TestKitResetDropsRequestsUnderWay holds a long poll, resets, and waits
+// for the poll's 404: the poll arrived before the Reset, so the record it
+// is answered into is empty, however the answer and the Reset interleave.
+// A request that arrives after the Reset is recorded as usual.
+func TestKitResetDropsRequestsUnderWay(t *testing.T) {
+	fc := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(fc))
+	pid, iid := kProfileWithItem(t, srv.Tenant)
+	aid := kStart(t, srv.URL, srv.APIKey, pid, iid)
+	poll := kLongPoll(t, srv.URL, srv.APIKey, aid, 10)
+	kHeld(t, fc)
+
+	srv.Reset()
+	r := kReceive(t, poll, 5*time.Second)
+	kWantError(t, r, 404, "ANALYSIS_NOT_FOUND")
+	if rs := srv.Requests(); len(rs) != 0 {
+		t.Fatalf("the long poll held across Reset was recorded: %+v", rs)
+	}
+
+	after := kCall(t, srv, "GET", "/v1/profiles/"+pid, nil)
+	kWantError(t, after, 404, "PROFILE_NOT_FOUND")
+	rs := srv.Requests()
+	if len(rs) != 1 || rs[0].RequestID != after.Header.Get("X-Request-Id") || rs[0].Status != 404 {
+		t.Errorf("record after Reset and one request = %+v, want that request (%s) alone", rs, after.Header.Get("X-Request-Id"))
+	}
+}
+
+// TestKitClearRequestsDropsRequestsUnderWay holds a long poll, clears the
+// record, then lets the poll time out: it arrived before ClearRequests, so
+// it is not recorded when it is answered.
+func TestKitClearRequestsDropsRequestsUnderWay(t *testing.T) {
+	fc := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(fc))
+	pid, iid := kProfileWithItem(t, srv.Tenant)
+	aid := kStart(t, srv.URL, srv.APIKey, pid, iid)
+	poll := kLongPoll(t, srv.URL, srv.APIKey, aid, 10)
+	kHeld(t, fc)
+
+	srv.ClearRequests()
+	fc.Advance(10 * time.Second)
+	kWant(t, kReceive(t, poll, 5*time.Second), 200)
+	if rs := srv.Requests(); len(rs) != 0 {
+		t.Fatalf("the long poll held across ClearRequests was recorded: %+v", rs)
+	}
+
+	// Over HTTP too, and the record goes on with the next request.
+	poll = kLongPoll(t, srv.URL, srv.APIKey, aid, 10)
+	kHeld(t, fc)
+	kWant(t, kCall(t, srv, "DELETE", "/_mock/requests", nil), 204)
+	after := kCall(t, srv, "GET", "/v1/analyses/"+aid, nil)
+	kWant(t, after, 200)
+	fc.Advance(10 * time.Second)
+	kWant(t, kReceive(t, poll, 5*time.Second), 200)
+	rs := srv.Requests()
+	if len(rs) != 1 || rs[0].RequestID != after.Header.Get("X-Request-Id") {
+		t.Errorf("record = %+v, want the request after the clearing (%s) alone", rs, after.Header.Get("X-Request-Id"))
+	}
 }
 
 // ---------------------------------------------------------------------

@@ -139,18 +139,28 @@ func TestLongPollUntilTimeout(t *testing.T) {
 		t.Run(c.query, func(t *testing.T) {
 			t.Parallel()
 			fake := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-			clock := hNewClock(fake)
-			srv := hNew(t, mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
+			srv := hNew(t, mockserver.WithManualAnalyses(), mockserver.WithClock(fake))
 			pid, items := hAnalysisFixture(t, srv)
 			id := hStart(t, srv, pid, items...)
 			if err := srv.StartProcessing(id); err != nil {
 				t.Fatal(err)
 			}
 			poll := hLongPoll(t, srv, context.Background(), "/v1/analyses/"+id+c.query)
-			clock.hWaitAfter(t, c.timeout)
-			fake.Advance(c.timeout - time.Second)
+			// With manual analyses the poll's timeout is the clock's only
+			// timer: once it is armed, the server holds the poll.
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			if err := fake.BlockUntil(ctx, 1); err != nil {
+				t.Fatalf("the long poll set no timer: %v", err)
+			}
+			if n := fake.Timers(); n != 1 {
+				t.Fatalf("%d timers are set, want the poll's timeout alone", n)
+			}
+			// It fires at the timeout asked for exactly: not a nanosecond
+			// before, and as soon as it is due.
+			fake.Advance(c.timeout - time.Nanosecond)
 			hNotYet(t, poll, 100*time.Millisecond)
-			fake.Advance(2 * time.Second)
+			fake.Advance(time.Nanosecond)
 			p := hAwait(t, poll, 2*time.Second)
 			if p.err != nil {
 				t.Fatal(p.err)

@@ -92,7 +92,10 @@ func WithClock(clock Clock) Option { return func(c *config) { c.clock = clock } 
 
 // WithIDSeed makes the server's IDs deterministic: the same seed and the
 // same sequence of requests give the same IDs, so that golden files can
-// hold whole responses.
+// hold whole responses. The request IDs of answers (X-Request-Id) are
+// deterministic too, from a sequence of their own: the n-th answer's ID
+// depends on the seed and n alone, and reads, polls and retries never
+// shift the IDs of resources.
 func WithIDSeed(seed uint64) Option { return func(c *config) { c.idSeed = &seed } }
 
 // WithFaultSeed makes the draws of faults injected with a Probability

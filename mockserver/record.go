@@ -14,8 +14,12 @@ import (
 // RecordedRequest is a request the server received, as the request record
 // keeps it.
 type RecordedRequest struct {
-	Time   time.Time `json:"time"`
-	Method string    `json:"method"`
+	Time time.Time `json:"time"`
+	// RequestID is the request ID the answer carried in its X-Request-Id
+	// header (the SDK's APIError.RequestID), to find in the record the
+	// request behind an answer or an error.
+	RequestID string `json:"requestId"`
+	Method    string `json:"method"`
 	// Path is the path as sent, escaped.
 	Path  string     `json:"path"`
 	Query url.Values `json:"query,omitempty"`
@@ -35,22 +39,36 @@ const maxRecordedBody = 64 << 10
 // redacted stands in for the API key in recorded headers.
 const redacted = "[REDACTED]"
 
-// requestRing keeps the newest requests, up to its size.
+// requestRing keeps the newest requests, up to its size. Its generation
+// counts the resets: a request is added with the generation it arrived
+// in, and one that arrived before the latest reset is dropped, so that a
+// request under way when the record is cleared (a held long poll, a
+// delayed one) does not appear in it afterwards.
 type requestRing struct {
 	mu   sync.Mutex
 	buf  []RecordedRequest
 	next int
 	full bool
+	gen  uint64
 }
 
 func newRequestRing(size int) *requestRing {
 	return &requestRing{buf: make([]RecordedRequest, size)}
 }
 
-func (r *requestRing) add(rec RecordedRequest) {
+// generation returns the record's current generation, for add.
+func (r *requestRing) generation() uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.buf) == 0 {
+	return r.gen
+}
+
+// add keeps rec, a request that arrived in generation gen, unless the
+// record has been reset since.
+func (r *requestRing) add(gen uint64, rec RecordedRequest) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.buf) == 0 || gen != r.gen {
 		return
 	}
 	r.buf[r.next] = rec
@@ -72,11 +90,13 @@ func (r *requestRing) all() []RecordedRequest {
 	return out
 }
 
+// reset empties the record and starts a new generation.
 func (r *requestRing) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	clear(r.buf)
 	r.next, r.full = 0, false
+	r.gen++
 }
 
 // bodyTap keeps a copy of what the handler reads of a body.

@@ -154,11 +154,20 @@ func (b *bufferedWriter) flush() {
 	}
 }
 
-// middleware authenticates, records, injects faults, logs and turns a
-// panic into an error answer, around the router.
+// requestIDHeader names the header of every answer that carries its
+// request ID, which the SDK reports as APIError.RequestID.
+const requestIDHeader = "X-Request-Id"
+
+// middleware names each answer with a request ID, authenticates, records,
+// injects faults, logs and turns a panic into an error answer, around the
+// router.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		// Set before anything can answer, so that every answer carries it:
+		// a 401, an unknown route, an injected fault, a long poll's.
+		requestID := s.reqIDs.next("req_")
+		w.Header().Set(requestIDHeader, requestID)
 		sw := &statusWriter{ResponseWriter: w}
 		key := r.Header.Get("x-api-key")
 		tenant := s.TenantOf(key)
@@ -175,22 +184,26 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		// The record is written as the answer's status is, before any byte
 		// of the answer leaves (or before a dropped connection closes), so
 		// that a client that has its answer finds its request recorded.
+		// The record's generation is taken as the request arrives: a Reset
+		// or ClearRequests while it is under way keeps it out of the record.
 		if recordTo != nil && !control {
+			generation := recordTo.record.generation()
 			sw.onStatus = func(status int) {
 				rec := RecordedRequest{
-					Time:   s.clock.Now().UTC(),
-					Method: r.Method,
-					Path:   r.URL.EscapedPath(),
-					Query:  recordedQuery(r),
-					Header: redactHeader(r.Header),
-					Status: status,
+					Time:      s.clock.Now().UTC(),
+					RequestID: requestID,
+					Method:    r.Method,
+					Path:      r.URL.EscapedPath(),
+					Query:     recordedQuery(r),
+					Header:    redactHeader(r.Header),
+					Status:    status,
 				}
 				if tap != nil {
 					tap.finish()
 					rec.Body = append([]byte(nil), tap.buf.Bytes()...)
 					rec.BodyTruncated = tap.truncated
 				}
-				recordTo.record.add(rec)
+				recordTo.record.add(generation, rec)
 			}
 		}
 		defer func() {
@@ -202,7 +215,8 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			if s.cfg.logger != nil {
 				s.cfg.logger.LogAttrs(context.Background(), slog.LevelInfo, "request",
 					slog.String("method", r.Method), slog.String("path", r.URL.EscapedPath()),
-					slog.Int("status", sw.status), slog.Duration("duration", time.Since(start)))
+					slog.Int("status", sw.status), slog.Duration("duration", time.Since(start)),
+					slog.String("requestId", requestID))
 			}
 			if p == http.ErrAbortHandler {
 				panic(p)

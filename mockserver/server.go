@@ -30,7 +30,8 @@ type Server struct {
 	*Tenant
 
 	cfg       config
-	ids       *idGen
+	ids       *idGen // IDs of resources
+	reqIDs    *idGen // request IDs of answers, a sequence of their own
 	cursorKey []byte // signs listing cursors
 	clock     Clock
 	handler   http.Handler
@@ -126,7 +127,8 @@ func newServer(opts []Option) (*Server, error) {
 		closing: make(chan struct{}),
 		tenants: map[string]*Tenant{},
 	}
-	s.ids = newIDGen(cfg.idSeed)
+	s.ids = newIDGen(cfg.idSeed, resourceIDStream)
+	s.reqIDs = newIDGen(cfg.idSeed, requestIDStream)
 	s.cursorKey = []byte(s.ids.next("cursor-key-"))
 	s.APIKey = cfg.apiKey
 	if s.APIKey == "" {

@@ -8,8 +8,10 @@
 //	profilesvc-mock [-addr 127.0.0.1:8080] [-api-key KEY] [-analysis-duration 3s]
 //	                [-seed FILE] [-id-seed N] [-multi-tenant] [-log-requests]
 //
-// Once it accepts connections it prints its address and API key. It stops
-// gracefully on SIGINT or SIGTERM.
+// Once it accepts connections it prints its address and API key. Every
+// answer carries a request ID in its X-Request-Id header; -log-requests
+// logs it with each request, and GET /_mock/requests lists it as
+// requestId. It stops gracefully on SIGINT or SIGTERM.
 package main
 
 import (
@@ -47,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	apiKey := fs.String("api-key", os.Getenv("PROFILESVC_API_KEY"), "API key to accept (default $PROFILESVC_API_KEY, else a random UUID)")
 	duration := fs.Duration("analysis-duration", mockserver.DefaultAnalysisDuration, "how long an analysis takes from start to completed")
 	seed := fs.String("seed", "", "JSON file of workflows, profiles, folders and items to load at start")
-	idSeed := fs.Int64("id-seed", -1, "make IDs deterministic from this seed (0 or more)")
+	idSeed := fs.Int64("id-seed", -1, "make IDs, request IDs included, deterministic from this seed (0 or more)")
 	multi := fs.Bool("multi-tenant", false, "accept any well-formed UUID key, each with its own namespace")
 	logRequests := fs.Bool("log-requests", false, "log every request to stderr")
 	if err := fs.Parse(args); err != nil {

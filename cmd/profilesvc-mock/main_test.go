@@ -457,18 +457,29 @@ func TestRunMultiTenant(t *testing.T) {
 }
 
 func TestRunIDSeed(t *testing.T) {
-	create := func() string {
+	// create makes a profile and reads a missing one, and returns the
+	// profile's ID and the request ID of the error.
+	create := func() (profileID, requestID string) {
 		m := mStart(t, "-addr", "127.0.0.1:0", "-api-key", "k", "-id-seed", "3")
 		defer m.stop(t)
-		p, err := mClient(t, m, "k").CreateProfile(t.Context(), "wf_default", profilesvc.CreateProfileParams{Name: "x"})
+		c := mClient(t, m, "k")
+		p, err := c.CreateProfile(t.Context(), "wf_default", profilesvc.CreateProfileParams{Name: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return p.ID
+		var apiErr *profilesvc.APIError
+		if _, err := c.GetProfile(t.Context(), "pf_missing"); !errors.As(err, &apiErr) {
+			t.Fatalf("GetProfile of a missing profile = %v, want an *APIError", err)
+		}
+		return p.ID, apiErr.RequestID
 	}
-	a, b := create(), create()
+	a, ra := create()
+	b, rb := create()
 	if a != b || !strings.HasPrefix(a, "pf_") {
 		t.Errorf("two runs with -id-seed 3 made profiles %s and %s, want the same pf_ ID", a, b)
+	}
+	if ra != rb || !strings.HasPrefix(ra, "req_") {
+		t.Errorf("two runs with -id-seed 3 answered with request IDs %q and %q, want the same req_ ID", ra, rb)
 	}
 }
 
@@ -484,6 +495,9 @@ func TestRunLogRequests(t *testing.T) {
 	}
 	if log := m.stderr.String(); strings.Contains(log, "x-api-key") || strings.Contains(log, "=k ") {
 		t.Errorf("the request log shows the key: %q", log)
+	}
+	if log := m.stderr.String(); !strings.Contains(log, "requestId=req_") {
+		t.Errorf("the request log does not give the request ID: %q", log)
 	}
 
 	quiet := mStart(t, "-addr", "127.0.0.1:0", "-api-key", "k")
