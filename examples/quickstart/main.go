@@ -4,10 +4,12 @@
 // prints a summary, saves the PDF report in English and in Korean, and
 // deletes the profile.
 //
-// With no configuration it runs against the embedded mock server; with
-// PROFILESVC_BASE_URL and PROFILESVC_API_KEY set, against that service.
+// With no configuration it runs against the embedded mock server, in its
+// workflow wf_default; with PROFILESVC_BASE_URL and PROFILESVC_API_KEY set,
+// against that service, in the workflow named by -workflow or, by default,
+// PROFILESVC_WORKFLOW_ID (a real service has no wf_default).
 //
-//	go run ./examples/quickstart [-out DIR] [-keep]
+//	go run ./examples/quickstart [-out DIR] [-keep] [-workflow ID]
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,18 +26,22 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
+// envWorkflowID names the variable that holds the default of -workflow: the
+// workflow of the service that the profile is created in.
+const envWorkflowID = "PROFILESVC_WORKFLOW_ID"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, isTerminal(os.Stdout)); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "quickstart:", err)
-		}
+	err := run(ctx, os.Args[1:], os.Stdout, isTerminal(os.Stdout))
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
@@ -71,33 +78,51 @@ var utilityBill = map[string]any{
 
 // run is the quickstart; fancy turns on the spinner of a terminal.
 func run(ctx context.Context, args []string, out io.Writer, fancy bool) error {
-	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
-	fs.SetOutput(out)
-	dir := fs.String("out", ".", "directory to save the PDF reports in")
-	keep := fs.Bool("keep", false, "keep the profile instead of deleting it at the end")
-	if err := fs.Parse(args); err != nil {
+	flags := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+	flags.SetOutput(out)
+	dir := flags.String("out", ".", "save the PDF reports in `DIR`")
+	keep := flags.Bool("keep", false, "keep the profile instead of deleting it at the end")
+	workflowFlag := flags.String("workflow", "", "create the profile in the workflow `ID` (default $"+envWorkflowID+
+		"; required with a real service; "+mockserver.DefaultWorkflowID+" on the embedded mock server)")
+	flags.Usage = func() {
+		fmt.Fprintf(flags.Output(), `Usage: go run ./examples/quickstart [-out DIR] [-keep] [-workflow ID]
+
+Runs the whole flow of the Profile Document Analysis Service against the
+embedded mock server or, with %s and %s set,
+against that service.
+
+Flags:
+`, profilesvc.EnvBaseURL, profilesvc.EnvAPIKey)
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("-out %s: not a directory", *dir)
+	if err := checkDir(*dir); err != nil {
+		return fmt.Errorf("-out %s: %w", *dir, err)
+	}
+	baseURL := os.Getenv(profilesvc.EnvBaseURL)
+	workflow, err := chooseWorkflow(*workflowFlag, baseURL)
+	if err != nil {
+		return err
 	}
 
-	client, where, closeService, err := connect()
+	client, where, closeService, err := connect(baseURL)
 	if err != nil {
 		return err
 	}
 	defer closeService()
 	fmt.Fprintln(out, where)
 
-	profile, err := client.CreateProfile(ctx, mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{
+	profile, err := client.CreateProfile(ctx, workflow, profilesvc.CreateProfileParams{
 		Name:        "Jane Marie Doe",
 		Description: "Quickstart applicant",
 		Metadata:    profilesvc.Object{"source": "quickstart"},
 	})
 	if err != nil {
-		return fmt.Errorf("creating the profile: %w", err)
+		return fmt.Errorf("creating the profile in workflow %s: %w", workflow, err)
 	}
-	fmt.Fprintf(out, "Created profile %s (%s)\n", profile.ID, profile.Name)
+	fmt.Fprintf(out, "Created profile %s (%s) in workflow %s\n", profile.ID, profile.Name, workflow)
 	if !*keep {
 		defer func() {
 			// Clean up even when the flow failed or was interrupted.
@@ -129,7 +154,7 @@ func run(ctx context.Context, args []string, out io.Writer, fancy bool) error {
 		return fmt.Errorf("adding the utility bill: %w", err)
 	}
 	for _, it := range []*profilesvc.Item{file, text, bill} {
-		fmt.Fprintf(out, "Added %-5s item %s (%s, %d bytes)\n", it.Type, it.ID, it.Name, it.SizeBytes)
+		fmt.Fprintf(out, "Added %s item %s (%s, %d bytes)\n", it.Type, it.ID, it.Name, it.SizeBytes)
 	}
 
 	id, err := client.StartAnalysis(ctx, profile.ID, profilesvc.StartAnalysisParams{
@@ -163,10 +188,43 @@ func run(ctx context.Context, args []string, out io.Writer, fancy bool) error {
 	return nil
 }
 
-// connect returns a client of the service named by the environment, or of
-// an embedded mock server when there is none, with a line that says which.
-func connect() (*profilesvc.Client, string, func(), error) {
-	if os.Getenv(profilesvc.EnvBaseURL) != "" {
+// checkDir reports why dir cannot hold the reports: it does not exist or
+// is not a directory.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("the directory does not exist")
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return errors.New("not a directory")
+	}
+	return nil
+}
+
+// chooseWorkflow returns the workflow to create the profile in: the
+// -workflow flag, else $PROFILESVC_WORKFLOW_ID, else the embedded mock's
+// default workflow. With a real service (baseURL set), one of the first
+// two is required.
+func chooseWorkflow(flagValue, baseURL string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	if id := os.Getenv(envWorkflowID); id != "" {
+		return id, nil
+	}
+	if baseURL == "" {
+		return mockserver.DefaultWorkflowID, nil
+	}
+	return "", fmt.Errorf("the service at %s needs a workflow to create the profile in: name one of its workflows with -workflow ID or %s (%s exists only in the embedded mock server)",
+		baseURL, envWorkflowID, mockserver.DefaultWorkflowID)
+}
+
+// connect returns a client of the service at baseURL, or of an embedded
+// mock server when baseURL is empty, with a line that says which.
+func connect(baseURL string) (*profilesvc.Client, string, func(), error) {
+	if baseURL != "" {
 		client, err := profilesvc.NewClient()
 		if err != nil {
 			return nil, "", nil, err
@@ -177,8 +235,8 @@ func connect() (*profilesvc.Client, string, func(), error) {
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("starting the embedded mock server: %w", err)
 	}
-	where := fmt.Sprintf("Talking to the embedded mock server at %s (set %s and %s to use a real service)",
-		srv.URL, profilesvc.EnvBaseURL, profilesvc.EnvAPIKey)
+	where := fmt.Sprintf("Talking to the embedded mock server at %s (set %s, %s and %s to use a real service)",
+		srv.URL, profilesvc.EnvBaseURL, profilesvc.EnvAPIKey, envWorkflowID)
 	return srv.Client(), where, srv.Close, nil
 }
 
@@ -191,6 +249,7 @@ type progress struct {
 	fancy  bool
 	mu     sync.Mutex
 	status profilesvc.AnalysisStatus
+	width  int // of the spinner's line, in runes
 	done   chan struct{}
 	wg     sync.WaitGroup
 }
@@ -210,7 +269,7 @@ func (p *progress) update(a *profilesvc.Analysis) {
 	defer p.mu.Unlock()
 	p.status = a.Status
 	if !p.fancy {
-		fmt.Fprintf(p.out, "  %5.1fs  %s\n", time.Since(p.start).Seconds(), a.Status)
+		fmt.Fprintf(p.out, "  %.1fs %s\n", time.Since(p.start).Seconds(), a.Status)
 	}
 }
 
@@ -221,7 +280,7 @@ func (p *progress) spin() {
 	defer tick.Stop()
 	for i := 0; ; i++ {
 		p.mu.Lock()
-		fmt.Fprintf(p.out, "\r  %s %-10s %5.1fs", frames[i%len(frames)], p.status, time.Since(p.start).Seconds())
+		p.draw(frames[i%len(frames)])
 		p.mu.Unlock()
 		select {
 		case <-p.done:
@@ -236,8 +295,22 @@ func (p *progress) stop() {
 	close(p.done)
 	p.wg.Wait()
 	if p.fancy {
-		fmt.Fprintf(p.out, "\r  ✓ %-10s %5.1fs\n", p.status, time.Since(p.start).Seconds())
+		p.draw("✓")
+		fmt.Fprintln(p.out)
 	}
+}
+
+// draw rewrites the spinner's line: mark, the status and the elapsed time.
+// It blanks the previous line first, so that a shorter line leaves nothing
+// of a longer one behind. The caller holds p.mu.
+func (p *progress) draw(mark string) {
+	status := string(p.status)
+	if status == "" {
+		status = "waiting"
+	}
+	line := fmt.Sprintf("  %s %s %.1fs", mark, status, time.Since(p.start).Seconds())
+	fmt.Fprintf(p.out, "\r%s\r%s", strings.Repeat(" ", p.width), line)
+	p.width = utf8.RuneCountInString(line)
 }
 
 // printSummary prints the result of an analysis as a reviewer reads it.
@@ -255,13 +328,17 @@ func printSummary(out io.Writer, a *profilesvc.Analysis) error {
 		return err
 	}
 	if review != nil {
-		fmt.Fprintf(out, "Decision: %s: %s\n", review.FinalAction, review.FinalActionReason)
+		if review.FinalActionReason == "" {
+			fmt.Fprintf(out, "Decision: %s\n", review.FinalAction)
+		} else {
+			fmt.Fprintf(out, "Decision: %s. %s\n", review.FinalAction, review.FinalActionReason)
+		}
 	}
 
 	fmt.Fprintln(out, "\nFindings:")
 	for _, f := range a.Findings {
 		mark := map[profilesvc.FindingResult]string{profilesvc.FindingPassed: "✓", profilesvc.FindingWarning: "!", profilesvc.FindingFailed: "✗"}[f.Result]
-		fmt.Fprintf(out, "  %s %-26s %-8s %s\n", mark, f.Category, f.Result, f.Details)
+		fmt.Fprintf(out, "  %s %s (%s) — %s\n", mark, f.Category, f.Result, f.Details)
 	}
 
 	fmt.Fprintln(out, "\nTop recommendations:")
@@ -287,7 +364,7 @@ func printSummary(out io.Writer, a *profilesvc.Analysis) error {
 		if v == nil {
 			v = "—"
 		}
-		fmt.Fprintf(out, "  %-16s %v\n", k, v)
+		fmt.Fprintf(out, "  %s: %v\n", k, v)
 	}
 	fmt.Fprintln(out)
 	return nil
