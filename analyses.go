@@ -3,9 +3,11 @@ package profilesvc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"iter"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -134,7 +136,7 @@ type Analysis struct {
 	TargetItems      []TargetItem                `json:"targetItems,omitempty"`
 
 	// Raw is the analysis's JSON as the service sent it.
-	Raw json.RawMessage `json:"-"`
+	Raw RawJSON `json:"-"`
 }
 
 // UnmarshalJSON decodes the analysis and keeps its JSON in Raw.
@@ -143,7 +145,7 @@ func (a *Analysis) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plain)(a)); err != nil {
 		return err
 	}
-	a.Raw = append(json.RawMessage(nil), b...)
+	a.Raw = append(RawJSON(nil), b...)
 	return nil
 }
 
@@ -301,8 +303,38 @@ type startAnalysisBody struct {
 // get ErrInvalidItemIDs. The request is retried only where the service
 // certainly did not act on it, so it never starts two analyses.
 //
+// When the request was sent but its answer was lost (ErrOutcomeUnknown),
+// StartAnalysis reconciles on the service's own rule of one running
+// analysis per profile: it sends the request once more; a 202 gives the
+// new ID; a 409 ANALYSIS_IN_PROGRESS means the first request most likely
+// started an analysis, which it looks for among the profile's running
+// ones (ListAnalyses, an inferred endpoint): one of the same items,
+// requested no earlier than 5 seconds before the first request was sent
+// (for clock skew), is returned with a nil error. When none matches, or
+// the service has no such listing, the first error is returned: it still
+// matches ErrOutcomeUnknown.
+//
 // POST /v1/analyses/{profileId}/analyze
 func (c *Client) StartAnalysis(ctx context.Context, profileID string, params StartAnalysisParams, opts ...RequestOption) (string, error) {
+	began := time.Now()
+	id, err := c.startAnalysis(ctx, profileID, params, opts)
+	if err == nil || !errors.Is(err, ErrOutcomeUnknown) || ctx.Err() != nil {
+		return id, err
+	}
+	id, again := c.startAnalysis(ctx, profileID, params, opts)
+	switch {
+	case again == nil:
+		return id, nil
+	case errors.Is(again, ErrAnalysisInProgress):
+		if a := c.startedAnalysis(ctx, profileID, params.ItemIDs, began, opts); a != nil {
+			return a.ID, nil
+		}
+	}
+	return "", err
+}
+
+// startAnalysis sends one start request.
+func (c *Client) startAnalysis(ctx context.Context, profileID string, params StartAnalysisParams, opts []RequestOption) (string, error) {
 	r, err := newRequest(http.MethodPost, apiroutes.Analyze, profileID)
 	if err != nil {
 		return "", err
@@ -326,6 +358,50 @@ func (c *Client) StartAnalysis(ctx context.Context, profileID string, params Sta
 		return "", r.errorf("the answer has no analysis ID")
 	}
 	return out.ID, nil
+}
+
+// startSkew is how far the service's clock may be behind the client's when
+// a lost start is matched to the analysis it started.
+const startSkew = 5 * time.Second
+
+// startedAnalysis returns the profile's running analysis if it is the one
+// a start request sent at began asked for: the same items, requested no
+// earlier than began less the clock skew. It returns nil when there is
+// none or the listing fails.
+func (c *Client) startedAnalysis(ctx context.Context, profileID string, itemIDs []string, began time.Time, opts []RequestOption) *Analysis {
+	a, err := c.RunningAnalysis(ctx, profileID, opts...)
+	if err != nil || a == nil || a.RequestedAt.Before(began.Add(-startSkew)) {
+		return nil
+	}
+	want := slices.Clone(itemIDs)
+	got := make([]string, len(a.TargetItems))
+	for i, t := range a.TargetItems {
+		got[i] = t.ItemID
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(slices.Compact(want), slices.Compact(got)) {
+		return nil
+	}
+	return a
+}
+
+// RunningAnalysis returns the profile's analysis that is pending or
+// processing, or nil and no error when none is: a profile runs at most one
+// at a time. It walks the profile's analyses, newest first.
+//
+// GET /v1/profiles/{profileId}/analyses (inferred: not in the published
+// interface; verified only against this project's mock server)
+func (c *Client) RunningAnalysis(ctx context.Context, profileID string, opts ...RequestOption) (*Analysis, error) {
+	for a, err := range c.ListAnalyses(ctx, profileID, nil, opts...) {
+		if err != nil {
+			return nil, err
+		}
+		if a.Status == AnalysisPending || a.Status == AnalysisProcessing {
+			return a, nil
+		}
+	}
+	return nil, nil
 }
 
 // Long-poll bounds of GetAnalysis's timeoutSeconds.

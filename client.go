@@ -21,7 +21,7 @@ import (
 )
 
 // Version is the SDK's version, sent in the User-Agent header.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // Environment variables NewClient reads when no option gives the value.
 const (
@@ -67,6 +67,7 @@ type config struct {
 	requestTimeout    *time.Duration
 	logger            *slog.Logger
 	userAgent         string
+	middleware        []Middleware
 	apiKeySet, urlSet bool
 }
 
@@ -200,7 +201,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	if base2 == nil {
 		base2 = http.DefaultTransport
 	}
-	hc.Transport = &attemptTransport{base: base2}
+	hc.Transport = &attemptTransport{base: base2, middleware: cfg.middleware}
 	if hc.CheckRedirect == nil {
 		hc.CheckRedirect = sameHostRedirects
 	}
@@ -257,9 +258,33 @@ func (c *Client) BaseURL() string { return c.base.String() }
 type RequestOption func(*callConfig)
 
 type callConfig struct {
-	header  http.Header
-	retries *int
-	timeout *time.Duration
+	header       http.Header
+	retries      *int
+	timeout      *time.Duration
+	middleware   []Middleware
+	responseInto **http.Response
+}
+
+// newCallConfig applies a call's options.
+func newCallConfig(opts []RequestOption) *callConfig {
+	cc := &callConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o(cc)
+		}
+	}
+	return cc
+}
+
+// keepResponse hands the final answer of a successful call to
+// WithResponseInto, with its body consumed.
+func (cc *callConfig) keepResponse(resp *http.Response) {
+	if cc.responseInto == nil {
+		return
+	}
+	kept := *resp
+	kept.Body = http.NoBody
+	*cc.responseInto = &kept
 }
 
 // WithHeader adds a header to one call. It cannot replace x-api-key.
@@ -288,6 +313,7 @@ func WithTimeout(d time.Duration) RequestOption {
 type request struct {
 	method string
 	path   string // escaped, from apiroutes.Expand
+	route  string // the path's template, for RouteTemplate
 	query  url.Values
 	json   any       // body to encode as JSON, or nil
 	body   *bodySpec // a streamed body, or nil
@@ -315,20 +341,31 @@ func newRequest(method, template string, ids ...string) (*request, error) {
 		}
 		return nil, fmt.Errorf("profilesvc: %w", err)
 	}
-	return &request{method: method, path: p}, nil
+	return &request{method: method, path: p, route: template}, nil
 }
 
 // do sends r and decodes a successful JSON answer into out (unless out is
 // nil). Every method of the client goes through it or through send.
 func (c *Client) do(ctx context.Context, r *request, out any, opts []RequestOption) error {
-	resp, err := c.send(ctx, r, opts)
+	cc := newCallConfig(opts)
+	resp, err := c.send(ctx, r, cc)
 	if err != nil {
 		return err
 	}
 	defer closeBody(resp.Body)
-	if out == nil || resp.StatusCode == http.StatusNoContent {
-		return nil
+	if out != nil && resp.StatusCode != http.StatusNoContent {
+		if err := r.decode(resp, out); err != nil {
+			return err
+		}
 	}
+	cc.keepResponse(resp)
+	return nil
+}
+
+// decode reads a successful answer whole and decodes it into out. A body
+// that breaks off while it is read leaves the outcome of a request that is
+// not idempotent unknown: the service acted on it, but its answer is lost.
+func (r *request) decode(resp *http.Response, out any) error {
 	// Read the answer whole into a buffer of its announced size, then
 	// decode: cheaper than a json.Decoder, which grows its buffer by
 	// doubling.
@@ -337,6 +374,9 @@ func (c *Client) do(ctx context.Context, r *request, out any, opts []RequestOpti
 		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
 	}
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		if !isIdempotent(r.method) {
+			err = &outcomeUnknownError{err: err}
+		}
 		return fmt.Errorf("profilesvc: %s %s: reading the answer: %w", r.method, r.path, err)
 	}
 	if err := json.Unmarshal(buf.Bytes(), out); err != nil {
@@ -347,50 +387,16 @@ func (c *Client) do(ctx context.Context, r *request, out any, opts []RequestOpti
 
 // send sends r with retries and returns the answer if its status is 2xx;
 // any other answer becomes an *APIError. The caller closes the body.
-func (c *Client) send(ctx context.Context, r *request, opts []RequestOption) (*http.Response, error) {
+func (c *Client) send(ctx context.Context, r *request, cc *callConfig) (*http.Response, error) {
 	if ctx == nil {
 		return nil, errors.New("profilesvc: nil context")
-	}
-	var cc callConfig
-	for _, o := range opts {
-		if o != nil {
-			o(&cc)
-		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("profilesvc: %s %s: %w", r.method, r.path, err)
 	}
-
-	u := *c.base
-	u.Path = c.base.Path + unescapePath(r.path)
-	u.RawPath = c.base.EscapedPath() + r.path
-	if len(r.query) > 0 {
-		u.RawQuery = r.query.Encode()
-	}
-
-	var raw any
-	contentType := ""
-	replayable := true
-	switch {
-	case r.body != nil:
-		raw = r.body.open
-		contentType = r.body.contentType
-		replayable = r.body.replayable
-	case r.json != nil:
-		b, err := json.Marshal(r.json)
-		if err != nil {
-			return nil, fmt.Errorf("profilesvc: %s %s: encoding the body: %w", r.method, r.path, err)
-		}
-		raw = b
-		contentType = "application/json"
-	}
-
-	timeout := c.requestTimeout
-	if cc.timeout != nil {
-		timeout = *cc.timeout
-	}
-	if r.longPoll > 0 && timeout > 0 && timeout < r.longPoll+longPollMargin {
-		timeout = r.longPoll + longPollMargin
+	req, replayable, err := c.newHTTPRequest(ctx, r, cc)
+	if err != nil {
+		return nil, err
 	}
 	retries := c.maxRetries
 	if cc.retries != nil && *cc.retries >= 0 {
@@ -399,32 +405,11 @@ func (c *Client) send(ctx context.Context, r *request, opts []RequestOption) (*h
 	if !replayable {
 		retries = 0
 	}
-
-	attemptCtx := withAttemptTimeout(ctx, timeout)
-	req, err := retryablehttp.NewRequestWithContext(attemptCtx, r.method, u.String(), raw)
-	if err != nil {
-		return nil, fmt.Errorf("profilesvc: %s %s: %w", r.method, r.path, err)
-	}
-	for k, vs := range cc.header {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
-	}
-	req.Header.Set("x-api-key", c.apiKey)
-	req.Header.Set("User-Agent", c.userAgent)
-	accept := r.accept
-	if accept == "" {
-		accept = "application/json"
-	}
-	req.Header.Set("Accept", accept)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-
 	rt := &retrier{
 		secret:      c.apiKey,
 		method:      r.method,
 		path:        r.path,
+		url:         req.URL.String(),
 		maxRetries:  retries,
 		waitMin:     c.retryWaitMin,
 		waitMax:     c.retryWaitMax,
@@ -459,6 +444,64 @@ func (c *Client) send(ctx context.Context, r *request, opts []RequestOption) (*h
 		return nil, rt.apiError(resp, body)
 	}
 	return resp, nil
+}
+
+// newHTTPRequest builds the request of one call, ready to send: its URL,
+// its body (encoded, or streamed from r.body), its headers, and the call's
+// route, attempt timeout and middleware in its context. It reports whether
+// the body can be sent again on a retry.
+func (c *Client) newHTTPRequest(ctx context.Context, r *request, cc *callConfig) (*retryablehttp.Request, bool, error) {
+	u := *c.base
+	u.Path = c.base.Path + unescapePath(r.path)
+	u.RawPath = c.base.EscapedPath() + r.path
+	if len(r.query) > 0 {
+		u.RawQuery = r.query.Encode()
+	}
+
+	var raw any
+	contentType := ""
+	replayable := true
+	switch {
+	case r.body != nil:
+		raw = r.body.open
+		contentType = r.body.contentType
+		replayable = r.body.replayable
+	case r.json != nil:
+		b, err := json.Marshal(r.json)
+		if err != nil {
+			return nil, false, fmt.Errorf("profilesvc: %s %s: encoding the body: %w", r.method, r.path, err)
+		}
+		raw = b
+		contentType = "application/json"
+	}
+
+	info := &callInfo{route: r.route, timeout: c.requestTimeout, middleware: cc.middleware}
+	if cc.timeout != nil {
+		info.timeout = *cc.timeout
+	}
+	if r.longPoll > 0 && info.timeout > 0 && info.timeout < r.longPoll+longPollMargin {
+		info.timeout = r.longPoll + longPollMargin
+	}
+	req, err := retryablehttp.NewRequestWithContext(context.WithValue(ctx, callKey{}, info), r.method, u.String(), raw)
+	if err != nil {
+		return nil, false, fmt.Errorf("profilesvc: %s %s: %w", r.method, r.path, err)
+	}
+	for k, vs := range cc.header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("x-api-key", c.apiKey)
+	req.Header.Set("User-Agent", c.userAgent)
+	accept := r.accept
+	if accept == "" {
+		accept = "application/json"
+	}
+	req.Header.Set("Accept", accept)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	return req, replayable, nil
 }
 
 // unescapePath decodes an escaped path for url.URL.Path; RawPath keeps the
@@ -497,6 +540,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any, opt
 		}
 		r.query, path = q, path[:i]
 	}
+	r.route = path
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
 	}

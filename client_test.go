@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -516,15 +517,34 @@ func TestClient_APIKeyNotInErrors(t *testing.T) {
 
 func TestClient_RequestTimeoutBoundsOneAttempt(t *testing.T) {
 	t.Parallel()
-	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		clientTestSleep(r, 2*time.Second)
-		respond(w, http.StatusOK, retryTestProfileJSON)
-	})
-	start := time.Now()
-	_, err := srv.client(t, WithRequestTimeout(50*time.Millisecond)).GetProfile(context.Background(), "pf_1")
+	// The server never answers: only the attempt's own limit ends each
+	// attempt.
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	// The attempts are counted, and their deadlines read, on the client's
+	// side: the server may not have seen the last attempt yet when the
+	// call returns.
+	var attempts atomic.Int32
+	var limits []time.Duration
+	var mu sync.Mutex
+	count := func(req *http.Request, next MiddlewareNext) (*http.Response, error) {
+		attempts.Add(1)
+		if dl, ok := req.Context().Deadline(); ok {
+			mu.Lock()
+			limits = append(limits, time.Until(dl))
+			mu.Unlock()
+		}
+		return next(req)
+	}
+	_, err := srv.client(t, WithRequestTimeout(50*time.Millisecond), WithMiddleware(count)).GetProfile(context.Background(), "pf_1")
 	require.Error(t, err)
-	assert.Less(t, time.Since(start), 2*time.Second)
-	assert.Len(t, srv.requests(), DefaultMaxRetries+1, "a timed-out GET is retried")
+	assert.EqualValues(t, DefaultMaxRetries+1, attempts.Load(), "a timed-out GET is retried")
+	mu.Lock()
+	require.Len(t, limits, DefaultMaxRetries+1, "every attempt has a deadline")
+	for i, d := range limits {
+		assert.LessOrEqual(t, d, 50*time.Millisecond, "attempt %d", i+1)
+	}
+	mu.Unlock()
+	assert.LessOrEqual(t, len(srv.requests()), DefaultMaxRetries+1)
 	assert.Contains(t, err.Error(), "after 4 attempts")
 	assert.Contains(t, err.Error(), "timed out")
 	assert.ErrorIs(t, err, ErrRequestTimeout)
@@ -644,4 +664,11 @@ func TestClient_InvalidIDSendsNothing(t *testing.T) {
 		})
 	}
 	assert.Empty(t, srv.requests())
+}
+
+// TestVersionIsSemantic checks that Version is a semantic version
+// (semver.org 2.0.0), as the User-Agent and the module's tags need.
+func TestVersionIsSemantic(t *testing.T) {
+	semver := regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	assert.Regexp(t, semver, Version)
 }

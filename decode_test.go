@@ -156,12 +156,12 @@ func TestDecodeGoldenFiles(t *testing.T) {
 				return c.CreateProfile(ctx, "wf_7c1d2e9a", CreateProfileParams{Name: "Jane Doe"})
 			},
 			want:      goldenWantProfileCreate,
-			raw:       func(got any) json.RawMessage { return got.(*Profile).Raw },
+			raw:       func(got any) json.RawMessage { return json.RawMessage(got.(*Profile).Raw) },
 			nestedKey: "folders",
 			nested: func(got any) []json.RawMessage {
 				var out []json.RawMessage
 				for _, f := range got.(*Profile).Folders {
-					out = append(out, f.Raw)
+					out = append(out, json.RawMessage(f.Raw))
 				}
 				return out
 			},
@@ -172,7 +172,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 				return c.UpdateProfile(ctx, "pf_3k9x2m7q", UpdateProfileParams{Name: Ptr("Jane Doe (joint applicant)")})
 			},
 			want: goldenWantProfile,
-			raw:  func(got any) json.RawMessage { return got.(*Profile).Raw },
+			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Profile).Raw) },
 		},
 		{
 			file: "folder.json",
@@ -180,7 +180,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 				return c.GetFolder(ctx, "fd_5t7v9x1z")
 			},
 			want: goldenWantFolder,
-			raw:  func(got any) json.RawMessage { return got.(*Folder).Raw },
+			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Folder).Raw) },
 		},
 		{
 			file: "folder_page.json",
@@ -192,7 +192,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			nested: func(got any) []json.RawMessage {
 				var out []json.RawMessage
 				for _, f := range got.(*FolderPage).Items {
-					out = append(out, f.Raw)
+					out = append(out, json.RawMessage(f.Raw))
 				}
 				return out
 			},
@@ -203,7 +203,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 				return c.CreateTextItem(ctx, "fd_5t7v9x1z", "Confirmed by phone", CreateItemParams{Name: "Employer note"})
 			},
 			want: goldenWantItemText,
-			raw:  func(got any) json.RawMessage { return got.(*Item).Raw },
+			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Item).Raw) },
 		},
 		{
 			file: "item_json.json",
@@ -211,7 +211,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 				return c.UpdateItem(ctx, "item_j9k0l1m2", UpdateItemParams{Metadata: Object{"reviewed": true}})
 			},
 			want: goldenWantItemJSON,
-			raw:  func(got any) json.RawMessage { return got.(*Item).Raw },
+			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Item).Raw) },
 		},
 		{
 			file: "item_file.json",
@@ -219,7 +219,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 				return c.UploadFile(ctx, "fd_5t7v9x1z", strings.NewReader("%PDF-1.7"), UploadParams{Filename: "payslip-2025-02.pdf"})
 			},
 			want: goldenWantItemFile,
-			raw:  func(got any) json.RawMessage { return got.(*Item).Raw },
+			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Item).Raw) },
 		},
 		{
 			file: "analysis_completed.json",
@@ -227,7 +227,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 				return c.GetAnalysis(ctx, "analysis_q7w8e9r0", nil)
 			},
 			want: goldenWantAnalysisCompleted,
-			raw:  func(got any) json.RawMessage { return got.(*Analysis).Raw },
+			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Analysis).Raw) },
 		},
 		{
 			file: "analysis_pending.json",
@@ -235,7 +235,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 				return c.GetAnalysis(ctx, "analysis_p4o5i6u7", nil)
 			},
 			want:         goldenWantAnalysisPending,
-			raw:          func(got any) json.RawMessage { return got.(*Analysis).Raw },
+			raw:          func(got any) json.RawMessage { return json.RawMessage(got.(*Analysis).Raw) },
 			nullIsAbsent: true,
 		},
 		{
@@ -244,7 +244,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 				return c.GetAnalysis(ctx, "analysis_f1a2i3l4", nil)
 			},
 			want:         goldenWantAnalysisFailed,
-			raw:          func(got any) json.RawMessage { return got.(*Analysis).Raw },
+			raw:          func(got any) json.RawMessage { return json.RawMessage(got.(*Analysis).Raw) },
 			nullIsAbsent: true,
 		},
 	}
@@ -1454,7 +1454,7 @@ func TestDecodeUnknownFields(t *testing.T) {
 				if err != nil {
 					return "", nil, err
 				}
-				return p.ID, p.Raw, nil
+				return p.ID, json.RawMessage(p.Raw), nil
 			},
 		},
 		{
@@ -1465,7 +1465,7 @@ func TestDecodeUnknownFields(t *testing.T) {
 				if err != nil {
 					return "", nil, err
 				}
-				return f.ID, f.Raw, nil
+				return f.ID, json.RawMessage(f.Raw), nil
 			},
 		},
 		{
@@ -1476,7 +1476,7 @@ func TestDecodeUnknownFields(t *testing.T) {
 				if err != nil {
 					return "", nil, err
 				}
-				return it.ID, it.Raw, nil
+				return it.ID, json.RawMessage(it.Raw), nil
 			},
 		},
 		{
@@ -1487,7 +1487,7 @@ func TestDecodeUnknownFields(t *testing.T) {
 				if err != nil {
 					return "", nil, err
 				}
-				return a.ID, a.Raw, nil
+				return a.ID, json.RawMessage(a.Raw), nil
 			},
 		},
 		{
@@ -1501,7 +1501,7 @@ func TestDecodeUnknownFields(t *testing.T) {
 				if len(p.Items) != 1 {
 					return "", nil, errors.New("page has no folder")
 				}
-				return p.Items[0].ID, p.Items[0].Raw, nil
+				return p.Items[0].ID, json.RawMessage(p.Items[0].Raw), nil
 			},
 		},
 	}

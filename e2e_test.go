@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -611,33 +612,146 @@ func TestE2EWaitForAnalysisFailed(t *testing.T) {
 	}
 }
 
+// e2eDeadlineCtx is a context whose deadline the test reaches by hand:
+// Deadline reports a time, but Done closes only when expire is called, so
+// a test of what happens at a deadline waits for no clock.
+type e2eDeadlineCtx struct {
+	context.Context
+	deadline time.Time
+	done     chan struct{}
+}
+
+func newE2EDeadlineCtx(parent context.Context, in time.Duration) *e2eDeadlineCtx {
+	return &e2eDeadlineCtx{Context: parent, deadline: time.Now().Add(in), done: make(chan struct{})}
+}
+
+func (c *e2eDeadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *e2eDeadlineCtx) Done() <-chan struct{}       { return c.done }
+func (c *e2eDeadlineCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+func (c *e2eDeadlineCtx) expire() { close(c.done) }
+
+// TestE2EWaitForAnalysisDeadline checks that a context shorter than the
+// service's minimum hold still gets the analysis as it stands: the first
+// request is a plain read, so that at the deadline there is one to return.
 func TestE2EWaitForAnalysisDeadline(t *testing.T) {
-	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
+	clock := mockserver.NewFakeClock(time.Date(2030, 3, 1, 9, 0, 0, 0, time.UTC))
+	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
 	c := srv.Client()
 	p, it := e2eProfileWithItem(t, c)
 	id, err := c.StartAnalysis(t.Context(), p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	a, err := c.WaitForAnalysis(ctx, id, nil)
-	elapsed := time.Since(start)
-	if !errors.Is(err, profilesvc.ErrWaitTimeout) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("WaitForAnalysis = %v, want ErrWaitTimeout and context.DeadlineExceeded", err)
+	ctx := newE2EDeadlineCtx(t.Context(), 5*time.Second)
+	type result struct {
+		a   *profilesvc.Analysis
+		err error
 	}
-	if errors.Is(err, profilesvc.ErrAnalysisFailed) {
+	done := make(chan result, 1)
+	go func() {
+		a, err := c.WaitForAnalysis(ctx, id, nil)
+		done <- result{a, err}
+	}()
+	// The long poll after the plain read is held: its timeout is the only
+	// timer on the clock of a server of manual analyses.
+	if err := clock.BlockUntil(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	ctx.expire()
+	r := <-done
+	if !errors.Is(r.err, profilesvc.ErrWaitTimeout) || !errors.Is(r.err, context.DeadlineExceeded) {
+		t.Errorf("WaitForAnalysis = %v, want ErrWaitTimeout and context.DeadlineExceeded", r.err)
+	}
+	if errors.Is(r.err, profilesvc.ErrAnalysisFailed) {
 		t.Errorf("a timeout matches ErrAnalysisFailed")
 	}
-	if a != nil && a.Status.IsTerminal() {
-		t.Errorf("returned analysis %+v is finished", a)
+	if r.a == nil || r.a.ID != id || r.a.Status != profilesvc.AnalysisPending {
+		t.Errorf("WaitForAnalysis returned %+v, want the pending analysis it last saw", r.a)
 	}
-	if elapsed < 250*time.Millisecond || elapsed > 3*time.Second {
-		t.Errorf("WaitForAnalysis returned after %v, want about the 300ms deadline", elapsed)
+	if !strings.Contains(r.err.Error(), "still pending") {
+		t.Errorf("error %q does not say the analysis is still pending", r.err)
+	}
+	// The long poll cut by the deadline may not be in the record yet: the
+	// server answers it once it sees the connection gone.
+	if reads := e2eRequests(srv, "GET", "/v1/analyses/"+id); len(reads) == 0 || len(reads[0].Query) != 0 {
+		t.Errorf("requests = %+v, want a plain read first", reads)
 	}
 	if got, _ := srv.Analysis(id); got.Status != profilesvc.AnalysisPending {
 		t.Errorf("the analysis is %s after the wait ended, want still pending", got.Status)
+	}
+}
+
+// TestE2EWaitForAnalysisReportsEveryStage checks that OnUpdate hears of
+// every stage of an analysis of 30 seconds, in order, although the mock
+// holds a long poll until the report exists: with OnUpdate, each poll is
+// held 10 seconds at most, so the processing stage is seen when one ends.
+func TestE2EWaitForAnalysisReportsEveryStage(t *testing.T) {
+	clock := mockserver.NewFakeClock(time.Date(2030, 3, 1, 9, 0, 0, 0, time.UTC))
+	srv := mockserver.NewTest(t, mockserver.WithClock(clock), mockserver.WithAnalysisDuration(30*time.Second))
+	c := srv.Client()
+	p, it := e2eProfileWithItem(t, c)
+	id, err := c.StartAnalysis(t.Context(), p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	updates := make(chan profilesvc.AnalysisStatus, 8)
+	done := make(chan error, 1)
+	go func() {
+		a, err := c.WaitForAnalysis(t.Context(), id, &profilesvc.WaitOptions{
+			OnUpdate: func(a *profilesvc.Analysis) { updates <- a.Status },
+		})
+		if err == nil && !a.Done() {
+			err = errors.New("returned an analysis that is not done")
+		}
+		done <- err
+	}()
+	next := func(want profilesvc.AnalysisStatus) {
+		t.Helper()
+		select {
+		case got := <-updates:
+			if got != want {
+				t.Fatalf("OnUpdate(%s), want %s", got, want)
+			}
+		case err := <-done:
+			t.Fatalf("WaitForAnalysis returned %v before OnUpdate(%s)", err, want)
+		case <-time.After(time.Minute):
+			// Not a timing assertion: a bound far above any machine's, so
+			// that a poll still held fails here rather than hanging.
+			t.Fatalf("no OnUpdate(%s) within a minute: the long poll is still held", want)
+		}
+	}
+	// The run's two timers (processing at 3s, completed at 30s) and the
+	// timeout of a held long poll.
+	next(profilesvc.AnalysisPending)
+	if err := clock.BlockUntil(t.Context(), 3); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(10 * time.Second) // processing at 3s; the poll ends at 10s
+	next(profilesvc.AnalysisProcessing)
+	if err := clock.BlockUntil(t.Context(), 2); err != nil { // the next poll is held
+		t.Fatal(err)
+	}
+	clock.Advance(20 * time.Second) // completed at 30s, with its report
+	next(profilesvc.AnalysisCompleted)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range e2eRequests(srv, "GET", "/v1/analyses/"+id) {
+		if r.Query.Get("waitForReport") == "true" && r.Query.Get("timeoutSeconds") != "10" {
+			t.Errorf("a long poll with timeoutSeconds=%s, want 10", r.Query.Get("timeoutSeconds"))
+		}
+	}
+	select {
+	case s := <-updates:
+		t.Errorf("an extra OnUpdate(%s)", s)
+	default:
 	}
 }
 
@@ -854,5 +968,106 @@ func TestE2EConcurrentStarts(t *testing.T) {
 	}
 	if n := len(srv.Analyses(p.ID)); n != 1 {
 		t.Errorf("%d analyses exist, want 1", n)
+	}
+}
+
+// TestE2EStartAnalysisAfterALostAnswer runs StartAnalysis against the mock
+// behind a proxy that lets the mock act on the first start request and
+// then closes the connection without its answer: the call returns the ID
+// of the analysis the mock did start, and no second analysis exists.
+func TestE2EStartAnalysisAfterALostAnswer(t *testing.T) {
+	mock, err := mockserver.NewHandler(mockserver.WithManualAnalyses())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mock.Close)
+	var lost sync.Once
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/analyze") {
+			dropped := false
+			lost.Do(func() {
+				mock.Handler().ServeHTTP(httptest.NewRecorder(), r) // the mock acts
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					_ = conn.Close() // and the answer is lost
+				}
+				dropped = true
+			})
+			if dropped {
+				return
+			}
+		}
+		mock.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	c, err := profilesvc.NewClient(profilesvc.WithBaseURL(front.URL), profilesvc.WithAPIKey(mock.APIKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, it := e2eProfileWithItem(t, c)
+
+	id, err := c.StartAnalysis(t.Context(), p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
+	if err != nil {
+		for _, r := range mock.Requests() {
+			t.Logf("%s %s %d", r.Method, r.Path, r.Status)
+		}
+		t.Fatalf("StartAnalysis: %v", err)
+	}
+	all := mock.Analyses(p.ID)
+	if len(all) != 1 || all[0].ID != id {
+		t.Fatalf("StartAnalysis = %s; the mock has %d analyses (%v), want exactly that one", id, len(all), all)
+	}
+	starts := e2eRequests(mock, "POST", "/v1/analyses/"+p.ID+"/analyze")
+	if len(starts) != 2 || starts[1].Status != http.StatusConflict {
+		t.Errorf("start requests = %+v, want the lost one and a 409", starts)
+	}
+}
+
+// TestE2EDefaultFolder finds the default folder of a profile read without
+// its folders, among folders of its own.
+func TestE2EDefaultFolder(t *testing.T) {
+	srv := mockserver.NewTest(t)
+	c := srv.Client()
+	ctx := t.Context()
+	created, _ := e2eProfileWithItem(t, c)
+	for _, name := range []string{"b", "a", "default copy"} {
+		if _, err := c.CreateFolder(ctx, created.ID, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read, err := c.GetProfile(ctx, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.DefaultFolder() != nil {
+		t.Errorf("Profile.DefaultFolder of a read profile = %+v, want nil", read.DefaultFolder())
+	}
+	f, err := c.DefaultFolder(ctx, read.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ID != created.DefaultFolder().ID || !f.IsDefault || f.ItemsCount != 1 {
+		t.Errorf("DefaultFolder = %+v, want %+v", f, created.DefaultFolder())
+	}
+	if _, err := c.DefaultFolder(ctx, "pf_missing"); !errors.Is(err, profilesvc.ErrProfileNotFound) {
+		t.Errorf("DefaultFolder of a missing profile = %v, want ErrProfileNotFound", err)
+	}
+}
+
+// TestE2ERequestID checks that the mock's request ID reaches the SDK's
+// error and names the request in the mock's record.
+func TestE2ERequestID(t *testing.T) {
+	srv := mockserver.NewTest(t)
+	_, err := srv.Client().GetProfile(t.Context(), "pf_missing")
+	var apiErr *profilesvc.APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("GetProfile = %v, want an *APIError", err)
+	}
+	if !strings.HasPrefix(apiErr.RequestID, "req_") {
+		t.Fatalf("APIError.RequestID = %q, want a req_ ID", apiErr.RequestID)
+	}
+	reqs := e2eRequests(srv, "GET", "/v1/profiles/pf_missing")
+	if len(reqs) != 1 || reqs[0].RequestID != apiErr.RequestID {
+		t.Errorf("recorded %+v, want one request with ID %s", reqs, apiErr.RequestID)
 	}
 }

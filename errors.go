@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -84,6 +85,17 @@ var (
 	// ErrNotPDF is returned by DownloadReport when a successful answer is
 	// not a PDF document.
 	ErrNotPDF = errors.New("profilesvc: report is not a PDF")
+	// ErrRequestTimeout is matched by the error of a request whose attempts
+	// ran out of their own time limit (WithRequestTimeout, WithTimeout)
+	// while the caller's context still had time.
+	ErrRequestTimeout = errors.New("profilesvc: request timed out")
+	// ErrOutcomeUnknown is matched by the error of a request that is not
+	// idempotent (a POST) when it may have reached the service but its
+	// answer was lost: the connection failed, or the attempt ran out of
+	// time, after the request was written. The service may or may not have
+	// acted on it, so it is not retried; StartAnalysis reconciles it on its
+	// own (see there).
+	ErrOutcomeUnknown = errors.New("profilesvc: outcome unknown: the request may have reached the service, but its answer was lost")
 )
 
 // sentinelForCode maps an error code to its sentinel, or nil.
@@ -336,3 +348,41 @@ func (e *AnalysisFailedError) Error() string {
 
 // Is reports whether target is ErrAnalysisFailed.
 func (e *AnalysisFailedError) Is(target error) bool { return target == ErrAnalysisFailed }
+
+// outcomeUnknownError is the failure of a request that may have reached the
+// service: it matches ErrOutcomeUnknown and keeps the transport's error.
+type outcomeUnknownError struct {
+	err error
+}
+
+func (e *outcomeUnknownError) Error() string {
+	return "outcome unknown: the request was sent, but its answer was lost, so the service may or may not have acted on it: " + e.err.Error()
+}
+
+func (e *outcomeUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }
+
+func (e *outcomeUnknownError) Unwrap() error { return e.err }
+
+// transportError is the error of a call that got no answer. It names the
+// call once, by method and URL, then the cause: the *url.Error of the
+// transport stays in the chain for errors.As, without repeating the
+// method and URL it also names.
+type transportError struct {
+	method, url string
+	attempts    int
+	err         error
+}
+
+func (e *transportError) Error() string {
+	cause := e.err
+	var uerr *url.Error
+	if errors.As(cause, &uerr) {
+		cause = uerr.Err
+	}
+	if e.attempts > 1 {
+		return fmt.Sprintf("profilesvc: %s %s: after %d attempts: %v", e.method, e.url, e.attempts, cause)
+	}
+	return fmt.Sprintf("profilesvc: %s %s: %v", e.method, e.url, cause)
+}
+
+func (e *transportError) Unwrap() error { return e.err }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,6 +48,8 @@ var errorsTestAllSentinels = []errorsTestSentinel{
 	{"ErrWaitTimeout", ErrWaitTimeout},
 	{"ErrInvalidID", ErrInvalidID},
 	{"ErrNotPDF", ErrNotPDF},
+	{"ErrRequestTimeout", ErrRequestTimeout},
+	{"ErrOutcomeUnknown", ErrOutcomeUnknown},
 }
 
 // errorsTestBody is the service's error JSON for code and status.
@@ -490,5 +493,100 @@ func TestAnalysisFailedError(t *testing.T) {
 			require.ErrorAs(t, wrapped, &got)
 			assert.Equal(t, tt.err, got)
 		})
+	}
+}
+
+// TestErrOutcomeUnknown checks which failures leave a request's outcome
+// unknown: a request that is not idempotent, written whole, whose answer
+// never came. A GET is retried instead, and a connection never made is
+// not ambiguous.
+func TestErrOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	// bodyCut answers 201 with half a body, then drops the connection.
+	bodyCut := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "200")
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"id":"pf_1",`))
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}
+	hold := func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+	create := func(c *Client) error {
+		_, err := c.CreateProfile(t.Context(), "wf_1", CreateProfileParams{Name: "Jane"})
+		return err
+	}
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		opts    []Option
+		call    func(*Client) error
+		want    bool
+		// sent is how many requests the server saw.
+		sent int
+	}{
+		{"POST, connection closed after the request", retryTestDrop, nil, create, true, 1},
+		{"POST, answer cut in its body", bodyCut, nil, create, true, 1},
+		{"POST, attempt timed out after the request", hold, []Option{WithRequestTimeout(50 * time.Millisecond)}, create, true, 1},
+		{"GET, connection closed: retried, not unknown", retryTestDrop, []Option{WithMaxRetries(1)}, func(c *Client) error {
+			_, err := c.GetProfile(t.Context(), "pf_1")
+			return err
+		}, false, 2},
+		{"POST answered with an error", retryTestStatus(500), nil, create, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestServer(t, tt.handler)
+			err := tt.call(srv.client(t, tt.opts...))
+			require.Error(t, err)
+			assert.Equal(t, tt.want, errors.Is(err, ErrOutcomeUnknown), "errors.Is(%v, ErrOutcomeUnknown)", err)
+			if tt.want {
+				assert.Contains(t, err.Error(), "the request was sent, but its answer was lost")
+			}
+			assert.Len(t, srv.requests(), tt.sent)
+		})
+	}
+
+	t.Run("no connection: not unknown", func(t *testing.T) {
+		t.Parallel()
+		srv := newTestServer(t, retryTestOK)
+		base := srv.URL
+		srv.Close()
+		c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(base), WithMaxRetries(0))
+		require.NoError(t, err)
+		err = create(c)
+		require.Error(t, err)
+		assert.NotErrorIs(t, err, ErrOutcomeUnknown)
+	})
+}
+
+// TestTransportErrorNamesTheCallOnce checks that an error without an answer
+// names its method and URL once, then the cause, and keeps the
+// *url.Error in its chain.
+func TestTransportErrorNamesTheCallOnce(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, retryTestDrop)
+	for _, tc := range []struct {
+		method string
+		call   func(*Client) error
+		path   string
+	}{
+		{"POST", func(c *Client) error {
+			_, err := c.CreateProfile(t.Context(), "wf_1", CreateProfileParams{Name: "Jane"})
+			return err
+		}, "/v1/workflows/wf_1/profiles"},
+		{"GET", func(c *Client) error { _, err := c.GetProfile(t.Context(), "pf_1"); return err }, "/v1/profiles/pf_1"},
+	} {
+		err := tc.call(srv.client(t, WithMaxRetries(1)))
+		require.Error(t, err)
+		msg := err.Error()
+		url := srv.URL + tc.path
+		assert.True(t, strings.HasPrefix(msg, "profilesvc: "+tc.method+" "+url+": "), msg)
+		assert.Equal(t, 1, strings.Count(msg, url), "the URL once: %s", msg)
+		assert.Equal(t, 1, strings.Count(strings.ToUpper(msg), tc.method+" "), "the method once: %s", msg)
+		assert.Contains(t, msg, "EOF")
+		var uerr *neturl.Error
+		assert.ErrorAs(t, err, &uerr, "the transport's error stays in the chain")
 	}
 }

@@ -6,7 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
@@ -117,6 +124,45 @@ func ExampleClient_StartAnalysis() {
 	// name: Jane Doe
 }
 
+// WaitForAnalysis with a progress display: OnUpdate hears of every status
+// change, the first included. The mock runs on a fake clock here, which
+// the goroutine moves as time would pass; against a real service there is
+// nothing to move.
+func ExampleClient_WaitForAnalysis() {
+	clock := mockserver.NewFakeClock(time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC))
+	srv := mockserver.New(mockserver.WithClock(clock), mockserver.WithAnalysisDuration(30*time.Second))
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	profile, _ := client.CreateProfile(ctx, "wf_default", profilesvc.CreateProfileParams{Name: "Jane Doe"})
+	item, _ := client.CreateTextItem(ctx, profile.DefaultFolder().ID, "PASSPORT\nFull Name: Jane Doe\n", profilesvc.CreateItemParams{})
+	id, _ := client.StartAnalysis(ctx, profile.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{item.ID}})
+
+	go func() {
+		// Thirty seconds pass: the analysis's two stages and, each time,
+		// the 10-second long poll that WaitForAnalysis holds.
+		_ = clock.BlockUntil(ctx, 3)
+		clock.Advance(10 * time.Second)
+		_ = clock.BlockUntil(ctx, 2)
+		clock.Advance(20 * time.Second)
+	}()
+
+	analysis, err := client.WaitForAnalysis(ctx, id, &profilesvc.WaitOptions{
+		OnUpdate: func(a *profilesvc.Analysis) {
+			fmt.Printf("%s at %s\n", a.Status, clock.Now().Format("15:04:05"))
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("report ready:", analysis.PrimaryReportID != nil)
+	// Output:
+	// pending at 09:00:00
+	// processing at 09:00:10
+	// completed at 09:00:30
+	// report ready: true
+}
+
 func ExampleClient_DownloadReport() {
 	srv := mockserver.New(mockserver.WithAnalysisDuration(0))
 	defer srv.Close()
@@ -141,6 +187,105 @@ func ExampleClient_DownloadReport() {
 	}
 	fmt.Println(report.ContentType, string(head), report.Filename == "analysis_"+id+"_report.pdf")
 	// Output: application/pdf %PDF- true
+}
+
+func ExampleClient_SaveReport() {
+	srv := mockserver.New(mockserver.WithAnalysisDuration(0))
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	profile, _ := client.CreateProfile(ctx, "wf_default", profilesvc.CreateProfileParams{Name: "Jane Doe"})
+	item, _ := client.CreateTextItem(ctx, profile.DefaultFolder().ID, "PASSPORT\nFull Name: Jane Doe\n", profilesvc.CreateItemParams{})
+	id, _ := client.StartAnalysis(ctx, profile.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{item.ID}})
+	if _, err := client.WaitForAnalysis(ctx, id, nil); err != nil {
+		log.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "reports")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	// Into a directory, each variant gets a name of its own; a path that
+	// names a file is used as given.
+	for _, params := range []*profilesvc.ReportParams{
+		nil, // English
+		{Locale: profilesvc.LocaleKorean},
+		{Locale: profilesvc.LocaleKorean, IncludeRawData: true},
+	} {
+		path, err := client.SaveReport(ctx, id, dir, params)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(strings.TrimPrefix(filepath.Base(path), "analysis_"+id))
+	}
+	// Output:
+	// _report.pdf
+	// _report.ko.pdf
+	// _report.ko.raw.pdf
+}
+
+// A middleware wraps every attempt of every call: here it times each one
+// and counts the answers by route. RouteTemplate names the route without
+// its IDs, so that metrics and span names stay few.
+func ExampleWithMiddleware() {
+	srv := mockserver.New()
+	defer srv.Close()
+
+	var mu sync.Mutex
+	calls := map[string]int{}
+	var total time.Duration
+	timing := func(req *http.Request, next profilesvc.MiddlewareNext) (*http.Response, error) {
+		start := time.Now()
+		resp, err := next(req)
+		status := "error"
+		if err == nil {
+			status = strconv.Itoa(resp.StatusCode)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		// Never log req.Header: it holds the API key.
+		calls[req.Method+" "+profilesvc.RouteTemplate(req.Context())+" "+status]++
+		total += time.Since(start)
+		return resp, err
+	}
+	client := srv.Client(profilesvc.WithMiddleware(timing))
+
+	ctx := context.Background()
+	profile, _ := client.CreateProfile(ctx, "wf_default", profilesvc.CreateProfileParams{Name: "Jane Doe"})
+	for range 3 {
+		if _, err := client.GetProfile(ctx, profile.ID); err != nil {
+			log.Fatal(err)
+		}
+	}
+	_, _ = client.GetProfile(ctx, "pf_missing")
+
+	mu.Lock()
+	defer mu.Unlock()
+	for _, k := range slices.Sorted(maps.Keys(calls)) {
+		fmt.Println(k, calls[k])
+	}
+	fmt.Println("timed:", total > 0)
+	// Output:
+	// GET /v1/profiles/{profileId} 200 3
+	// GET /v1/profiles/{profileId} 404 1
+	// POST /v1/workflows/{workflowId}/profiles 201 1
+	// timed: true
+}
+
+func ExampleWithResponseInto() {
+	srv := mockserver.New()
+	defer srv.Close()
+	client := srv.Client()
+
+	var resp *http.Response
+	profile, err := client.CreateProfile(context.Background(), "wf_default", profilesvc.CreateProfileParams{Name: "Jane Doe"},
+		profilesvc.WithResponseInto(&resp))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(profile.Name, resp.StatusCode, strings.HasPrefix(resp.Header.Get("X-Request-Id"), "req_"))
+	// Output: Jane Doe 201 true
 }
 
 func ExampleClient_ListFolders() {

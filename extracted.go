@@ -19,6 +19,9 @@ func (d ExtractedData) Decode(v any) error { return RawJSON(d).Decode(v) }
 // IsNull reports whether there is no data: the analysis has not completed.
 func (d ExtractedData) IsNull() bool { return RawJSON(d).IsNull() }
 
+// String returns the JSON text, so that the data prints as text with %v.
+func (d ExtractedData) String() string { return string(d) }
+
 // MarshalJSON returns the data as is, or null when it is empty.
 func (d ExtractedData) MarshalJSON() ([]byte, error) { return RawJSON(d).MarshalJSON() }
 

@@ -3,6 +3,7 @@ package profilesvc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"net/http"
 	"time"
@@ -26,7 +27,7 @@ type Folder struct {
 	Items []ItemSummary `json:"items,omitempty"`
 
 	// Raw is the folder's JSON as the service sent it.
-	Raw json.RawMessage `json:"-"`
+	Raw RawJSON `json:"-"`
 }
 
 // UnmarshalJSON decodes the folder and keeps its JSON in Raw.
@@ -35,7 +36,7 @@ func (f *Folder) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plain)(f)); err != nil {
 		return err
 	}
-	f.Raw = append(json.RawMessage(nil), b...)
+	f.Raw = append(RawJSON(nil), b...)
 	return nil
 }
 
@@ -80,6 +81,28 @@ func (c *Client) ListFolders(ctx context.Context, profileID string, params *List
 	return paginate(ctx, params.cursor(), func(ctx context.Context, cursor string) (*Page[Folder], error) {
 		return c.ListFoldersPage(ctx, profileID, params.withCursor(cursor), opts...)
 	})
+}
+
+// DefaultFolder returns a profile's default folder, the one made with the
+// profile, found through the profile's folder listing. Use it for a
+// profile from any call but CreateProfile, whose answer holds the default
+// folder already (Profile.DefaultFolder). A listing without a default
+// folder is an error matching ErrFolderNotFound.
+//
+// GET /v1/profiles/{profileId}/folders
+func (c *Client) DefaultFolder(ctx context.Context, profileID string, opts ...RequestOption) (*Folder, error) {
+	// Oldest first: the default folder was made with the profile, so it is
+	// on the first page unless folders share its creation time.
+	params := &ListFoldersParams{Sort: SortByCreatedAt, Order: Ascending, Limit: 100}
+	for f, err := range c.ListFolders(ctx, profileID, params, opts...) {
+		if err != nil {
+			return nil, err
+		}
+		if f.IsDefault {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: profile %s has no default folder", ErrFolderNotFound, profileID)
 }
 
 // GetFolder returns a folder with the summaries of its items.

@@ -75,7 +75,7 @@ type Item struct {
 	CreatedAt   time.Time  `json:"createdAt"`
 
 	// Raw is the item's JSON as the service sent it.
-	Raw json.RawMessage `json:"-"`
+	Raw RawJSON `json:"-"`
 }
 
 // UnmarshalJSON decodes the item and keeps its JSON in Raw.
@@ -84,7 +84,7 @@ func (it *Item) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plain)(it)); err != nil {
 		return err
 	}
-	it.Raw = append(json.RawMessage(nil), b...)
+	it.Raw = append(RawJSON(nil), b...)
 	return nil
 }
 

@@ -34,7 +34,7 @@ type Profile struct {
 
 	// Raw is the profile's JSON as the service sent it, so that a field
 	// this version of the SDK does not know is not lost.
-	Raw json.RawMessage `json:"-"`
+	Raw RawJSON `json:"-"`
 }
 
 // UnmarshalJSON decodes the profile and keeps its JSON in Raw.
@@ -43,12 +43,14 @@ func (p *Profile) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
 		return err
 	}
-	p.Raw = append(json.RawMessage(nil), b...)
+	p.Raw = append(RawJSON(nil), b...)
 	return nil
 }
 
 // DefaultFolder returns the default folder of a profile returned by
-// CreateProfile, or nil for a profile from any other call.
+// CreateProfile, the only answer that lists a profile's folders. For a
+// profile from any other call (GetProfile, UpdateProfile, ListProfiles) it
+// returns nil: use Client.DefaultFolder, which asks the service.
 func (p *Profile) DefaultFolder() *Folder {
 	for i := range p.Folders {
 		if p.Folders[i].IsDefault {

@@ -4,13 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"mime"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
@@ -46,6 +50,10 @@ type Report struct {
 	ContentType string
 	// ContentLength is the size in bytes, or -1 when unknown.
 	ContentLength int64
+	// Locale and IncludeRawData are the variant that was asked for: they
+	// name the file SaveFile writes into a directory.
+	Locale         Locale
+	IncludeRawData bool
 }
 
 // WriteTo copies the whole report to w and closes the body.
@@ -58,16 +66,25 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 	return n, nil
 }
 
-// SaveFile writes the whole report to the file at path (an existing
-// directory means the report's Filename inside it) and closes the body. It
-// writes to a temporary file first, so a failed download never leaves a
-// truncated PDF at path. It returns the path written.
+// SaveFile writes the whole report to the file at path and closes the
+// body. It returns the path written.
+//
+// A path that is an existing directory gets a file named after the
+// report's Filename and variant, so that the variants of one analysis
+// never overwrite each other: "<base>.pdf" for the English report without
+// raw data, "<base>.<locale>.pdf" or "<base>.<locale>.raw.pdf" otherwise
+// ("analysis_x_report.ko.raw.pdf"), where base is Filename without its
+// ".pdf". Any other path is used as given.
+//
+// The report is written to a temporary file beside the target first, then
+// renamed, so a failed download never leaves a truncated PDF at path. The
+// file is created with mode 0644, less the process's umask.
 func (r *Report) SaveFile(path string) (string, error) {
 	defer r.Body.Close()
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, r.Filename)
+		path = filepath.Join(path, r.variantFilename())
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*.pdf.part")
+	tmp, err := createPartFile(filepath.Dir(path))
 	if err != nil {
 		return "", fmt.Errorf("profilesvc: saving report: %w", err)
 	}
@@ -85,6 +102,40 @@ func (r *Report) SaveFile(path string) (string, error) {
 	return path, nil
 }
 
+// variantFilename is the name SaveFile gives the report in a directory.
+func (r *Report) variantFilename() string {
+	base := r.Filename
+	if ext := filepath.Ext(base); strings.EqualFold(ext, ".pdf") {
+		base = strings.TrimSuffix(base, ext)
+	}
+	locale := r.Locale
+	if locale == "" {
+		locale = LocaleEnglish
+	}
+	if locale == LocaleEnglish && !r.IncludeRawData {
+		return base + ".pdf"
+	}
+	name := base + "." + string(locale)
+	if r.IncludeRawData {
+		name += ".raw"
+	}
+	return name + ".pdf"
+}
+
+// createPartFile creates a new temporary file in dir with mode 0644 less
+// the umask (os.CreateTemp would make it 0600, which the rename keeps).
+func createPartFile(dir string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, ".report-"+strconv.FormatUint(rand.Uint64(), 36)+".pdf.part")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("no free temporary file name in %s", dir)
+}
+
 // DownloadReport starts the download of a completed analysis's PDF report
 // and returns it as it streams: nothing is buffered whole. An analysis that
 // has not completed gets ErrReportNotAvailable; a successful answer that is
@@ -100,7 +151,9 @@ func (c *Client) DownloadReport(ctx context.Context, analysisID string, params *
 		return nil, err
 	}
 	r.accept = "application/pdf"
+	var variant ReportParams
 	if params != nil {
+		variant = *params
 		q := url.Values{}
 		if params.Locale != "" {
 			q.Set("locale", string(params.Locale))
@@ -110,7 +163,8 @@ func (c *Client) DownloadReport(ctx context.Context, analysisID string, params *
 		}
 		r.query = q
 	}
-	resp, err := c.send(ctx, r, opts)
+	cc := newCallConfig(opts)
+	resp, err := c.send(ctx, r, cc)
 	if err != nil {
 		return nil, err
 	}
@@ -123,11 +177,14 @@ func (c *Client) DownloadReport(ctx context.Context, analysisID string, params *
 		return nil, fmt.Errorf("%w: GET %s answered %d with Content-Type %q and a body starting %q",
 			ErrNotPDF, r.path, resp.StatusCode, ct, magic)
 	}
+	cc.keepResponse(resp)
 	return &Report{
-		Body:          readCloser{Reader: br, Closer: resp.Body},
-		Filename:      reportFilename(resp.Header.Get("Content-Disposition"), analysisID),
-		ContentType:   ct,
-		ContentLength: resp.ContentLength,
+		Body:           readCloser{Reader: br, Closer: resp.Body},
+		Filename:       reportFilename(resp.Header.Get("Content-Disposition"), analysisID),
+		ContentType:    ct,
+		ContentLength:  resp.ContentLength,
+		Locale:         variant.Locale,
+		IncludeRawData: variant.IncludeRawData,
 	}, nil
 }
 
@@ -154,8 +211,14 @@ type readCloser struct {
 	io.Closer
 }
 
-// SaveReport downloads a report and writes it to path, as
-// DownloadReport followed by Report.SaveFile; it returns the path written.
+// SaveReport downloads a report and writes it to path, as DownloadReport
+// followed by Report.SaveFile; it returns the path written. Into a
+// directory, each variant gets a name of its own (see Report.SaveFile), so
+// the English and the Korean report of one analysis can be saved side by
+// side:
+//
+//	en, err := client.SaveReport(ctx, id, dir, nil)                                          // dir/analysis_x_report.pdf
+//	ko, err := client.SaveReport(ctx, id, dir, &profilesvc.ReportParams{Locale: profilesvc.LocaleKorean}) // dir/analysis_x_report.ko.pdf
 func (c *Client) SaveReport(ctx context.Context, analysisID, path string, params *ReportParams, opts ...RequestOption) (string, error) {
 	rep, err := c.DownloadReport(ctx, analysisID, params, opts...)
 	if err != nil {

@@ -303,6 +303,19 @@ func TestReport_WriteTo(t *testing.T) {
 	})
 }
 
+// reportTestUmask is the process's umask, read from the mode of a file
+// created with 0777.
+func reportTestUmask(t *testing.T) os.FileMode {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "probe")
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY, 0o777)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	fi, err := os.Stat(name)
+	require.NoError(t, err)
+	return 0o777 &^ fi.Mode().Perm()
+}
+
 func TestReport_SaveFile(t *testing.T) {
 	pdf := reportTestPDF(64 << 10)
 	newReport := func(r io.Reader) (*Report, *reportTestCloser) {
@@ -374,6 +387,27 @@ func TestReport_SaveFile(t *testing.T) {
 		assert.Equal(t, []string{"my.pdf"}, reportTestDirEntries(t, dir))
 	})
 
+	t.Run("mode 0644 less the umask", func(t *testing.T) {
+		dir := t.TempDir()
+		rep, _ := newReport(bytes.NewReader(pdf))
+		got, err := rep.SaveFile(filepath.Join(dir, "my.pdf"))
+		require.NoError(t, err)
+		fi, err := os.Stat(got)
+		require.NoError(t, err)
+		umask := reportTestUmask(t)
+		assert.Equal(t, os.FileMode(0o644)&^umask, fi.Mode().Perm())
+		assert.NotZero(t, fi.Mode().Perm()&0o044, "readable by others under the usual umask (%#o)", umask)
+	})
+
+	t.Run("a path given as a file keeps its name, whatever the variant", func(t *testing.T) {
+		dir := t.TempDir()
+		rep, _ := newReport(bytes.NewReader(pdf))
+		rep.Locale, rep.IncludeRawData = LocaleKorean, true
+		got, err := rep.SaveFile(filepath.Join(dir, "mine.pdf"))
+		require.NoError(t, err)
+		assert.Equal(t, filepath.Join(dir, "mine.pdf"), got)
+	})
+
 	t.Run("missing directory", func(t *testing.T) {
 		rep, body := newReport(bytes.NewReader(pdf))
 		_, err := rep.SaveFile(filepath.Join(t.TempDir(), "no", "such", "dir", "r.pdf"))
@@ -385,16 +419,30 @@ func TestReport_SaveFile(t *testing.T) {
 func TestClient_SaveReport(t *testing.T) {
 	pdf := reportTestPDF(100 << 10)
 
-	t.Run("into a directory", func(t *testing.T) {
+	t.Run("into a directory, every variant beside the others", func(t *testing.T) {
 		srv := reportTestServer(t, pdf, `attachment; filename="analysis_7_report.pdf"`)
 		dir := t.TempDir()
-		got, err := srv.client(t).SaveReport(context.Background(), "analysis_7", dir, &ReportParams{Locale: LocaleKorean})
-		require.NoError(t, err)
-		assert.Equal(t, filepath.Join(dir, "analysis_7_report.pdf"), got)
-		data, err := os.ReadFile(got)
-		require.NoError(t, err)
-		assert.Equal(t, pdf, data)
-		assert.Equal(t, "ko", srv.requests()[0].Query.Get("locale"))
+		variants := []struct {
+			params *ReportParams
+			want   string
+		}{
+			{nil, "analysis_7_report.pdf"},
+			{&ReportParams{Locale: LocaleEnglish}, "analysis_7_report.pdf"},
+			{&ReportParams{Locale: LocaleKorean}, "analysis_7_report.ko.pdf"},
+			{&ReportParams{IncludeRawData: true}, "analysis_7_report.en.raw.pdf"},
+			{&ReportParams{Locale: LocaleKorean, IncludeRawData: true}, "analysis_7_report.ko.raw.pdf"},
+		}
+		for _, v := range variants {
+			got, err := srv.client(t).SaveReport(context.Background(), "analysis_7", dir, v.params)
+			require.NoError(t, err)
+			assert.Equal(t, filepath.Join(dir, v.want), got)
+			data, err := os.ReadFile(got)
+			require.NoError(t, err)
+			assert.Equal(t, pdf, data)
+		}
+		assert.Equal(t, []string{"analysis_7_report.en.raw.pdf", "analysis_7_report.ko.pdf", "analysis_7_report.ko.raw.pdf", "analysis_7_report.pdf"},
+			reportTestDirEntries(t, dir), "no variant overwrote another")
+		assert.Equal(t, "ko", srv.requests()[2].Query.Get("locale"))
 	})
 
 	t.Run("to a path", func(t *testing.T) {

@@ -158,6 +158,7 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 type retrier struct {
 	secret           string // the API key, masked in errors read from answers
 	method, path     string
+	url              string // the request's whole address, for transport errors
 	idempotent       bool
 	maxRetries       int
 	waitMin, waitMax time.Duration
@@ -258,10 +259,7 @@ func (r *retrier) wrap(ctx context.Context, err error) error {
 		}
 		return fmt.Errorf("profilesvc: %s %s: %w", r.method, r.path, ctxErr)
 	}
-	if r.attempts > 1 {
-		return fmt.Errorf("profilesvc: %s %s: after %d attempts: %w", r.method, r.path, r.attempts, err)
-	}
-	return fmt.Errorf("profilesvc: %s %s: %w", r.method, r.path, err)
+	return &transportError{method: r.method, url: r.url, attempts: r.attempts, err: err}
 }
 
 func (r *retrier) log(level slog.Level, msg string, args ...any) {

@@ -1,6 +1,7 @@
 package profilesvc
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -34,8 +35,8 @@ type testServer struct {
 }
 
 // newTestServer starts a server answering with h (after recording the
-// request, whose body h can no longer read: use the record) and closes it
-// when the test ends.
+// request; h reads the body from the record) and closes it when the test
+// ends.
 func newTestServer(t testing.TB, h http.HandlerFunc) *testServer {
 	t.Helper()
 	s := &testServer{}
@@ -51,6 +52,7 @@ func newTestServer(t testing.TB, h http.HandlerFunc) *testServer {
 			Body:        body,
 		})
 		s.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		h(w, r)
 	}))
 	t.Cleanup(s.Close)

@@ -7,57 +7,107 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync/atomic"
 	"time"
 )
-
-// attemptTimeoutKey carries one call's per-attempt time limit to
-// attemptTransport.
-type attemptTimeoutKey struct{}
-
-// withAttemptTimeout records d as the time limit of each attempt made with
-// ctx; 0 means none.
-func withAttemptTimeout(ctx context.Context, d time.Duration) context.Context {
-	if d <= 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, attemptTimeoutKey{}, d)
-}
 
 // errAttemptTimeout is the cause of an attempt that ran out of time.
 var errAttemptTimeout = errors.New("request attempt timed out")
 
-// ErrRequestTimeout is matched by the error of a request whose attempts
-// ran out of their own time limit (WithRequestTimeout, WithTimeout) while
-// the caller's context still had time.
-var ErrRequestTimeout = errors.New("profilesvc: request timed out")
+// errNoAnswer is the error of an attempt whose middleware returned neither
+// an answer nor an error.
+var errNoAnswer = errors.New("profilesvc: a middleware returned no response and no error")
 
-// attemptTransport gives each attempt its own deadline, in place of an
-// http.Client.Timeout that would apply one limit to every request alike
-// and cut long polls short. The deadline covers the answer's body too: it
-// is released when the body is closed.
+// attemptTransport runs each attempt of a call: it gives the attempt its
+// own deadline (in place of an http.Client.Timeout that would apply one
+// limit to every request alike and cut long polls short), runs the
+// middleware, and notes whether a request that is not idempotent was
+// written before it failed, which makes its outcome unknown. The deadline
+// covers the answer's body too: it is released when the body is closed.
 type attemptTransport struct {
-	base http.RoundTripper
+	base       http.RoundTripper
+	middleware []Middleware // the client's own
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	d, _ := req.Context().Value(attemptTimeoutKey{}).(time.Duration)
-	if d <= 0 {
-		return t.base.RoundTrip(req)
+	info, _ := req.Context().Value(callKey{}).(*callInfo)
+	var d time.Duration
+	if info != nil {
+		d = info.timeout
 	}
-	ctx, cancel := context.WithTimeoutCause(req.Context(), d, errAttemptTimeout)
-	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	parent := req.Context()
+	ctx, cancel := parent, context.CancelFunc(func() {})
+	if d > 0 {
+		ctx, cancel = context.WithTimeoutCause(parent, d, errAttemptTimeout)
+	}
+	var wrote atomic.Bool
+	if !isIdempotent(req.Method) {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteRequest: func(i httptrace.WroteRequestInfo) {
+				if i.Err == nil {
+					wrote.Store(true)
+				}
+			},
+		})
+	}
+	if ctx != parent {
+		req = req.WithContext(ctx)
+	}
+
+	resp, err := t.chain(info)(req)
+	if err == nil && resp == nil {
+		err = errNoAnswer
+	}
 	if err != nil {
 		cancel()
-		if context.Cause(ctx) == errAttemptTimeout && req.Context().Err() == nil {
+		if resp != nil && resp.Body != nil {
+			_ = resp.Body.Close()
+		}
+		if d > 0 && context.Cause(ctx) == errAttemptTimeout && parent.Err() == nil {
 			// Not wrapped: the caller's context did not run out, so the
 			// error must not match context.DeadlineExceeded.
-			return nil, fmt.Errorf("%w after %v (%v)", ErrRequestTimeout, d, err)
+			err = fmt.Errorf("%w after %v (%v)", ErrRequestTimeout, d, err)
+		}
+		if wrote.Load() {
+			err = &outcomeUnknownError{err: err}
 		}
 		return nil, err
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	if d > 0 {
+		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	} else {
+		cancel()
+	}
 	return resp, nil
+}
+
+// chain returns the function that sends an attempt through the client's
+// middleware, then the call's, then the network.
+func (t *attemptTransport) chain(info *callInfo) MiddlewareNext {
+	next := MiddlewareNext(t.base.RoundTrip)
+	var call []Middleware
+	if info != nil {
+		call = info.middleware
+	}
+	if len(t.middleware) == 0 && len(call) == 0 {
+		return next
+	}
+	for i := len(call) - 1; i >= 0; i-- {
+		next = wrapMiddleware(call[i], next)
+	}
+	for i := len(t.middleware) - 1; i >= 0; i-- {
+		next = wrapMiddleware(t.middleware[i], next)
+	}
+	return next
+}
+
+func wrapMiddleware(mw Middleware, next MiddlewareNext) MiddlewareNext {
+	if mw == nil {
+		return next
+	}
+	return func(req *http.Request) (*http.Response, error) { return mw(req, next) }
 }
 
 // cancelOnClose releases an attempt's deadline when its body is closed.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 )
 
 // Ptr returns a pointer to v. PATCH parameters use pointers to tell "leave
@@ -15,9 +17,10 @@ import (
 func Ptr[T any](v T) *T { return &v }
 
 // RawJSON is a JSON value whose shape varies: the extracted data and output
-// schema of an analysis (shaped by the workflow) and the content of an item.
-// It holds the bytes as received; Decode reads them into the caller's own
-// type.
+// schema of an analysis (shaped by the workflow), the content of an item,
+// and the Raw copy of every resource as the service sent it. It holds the
+// bytes as received; Decode reads them into the caller's own type, and it
+// prints as its JSON text (with %v, %s or %+v), never as a list of bytes.
 type RawJSON json.RawMessage
 
 // Decode unmarshals the value into v, which must be a pointer. A null or
@@ -40,6 +43,19 @@ func (r RawJSON) IsNull() bool {
 
 // String returns the JSON text.
 func (r RawJSON) String() string { return string(r) }
+
+// Format prints the JSON text for every verb but %x and %X (hexadecimal)
+// and %q (quoted); %#v prints Go syntax that compiles.
+func (r RawJSON) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('#'):
+		fmt.Fprintf(f, "profilesvc.RawJSON(%q)", string(r))
+	case verb == 'x' || verb == 'X' || verb == 'q':
+		fmt.Fprintf(f, fmt.FormatString(f, verb), []byte(r))
+	default:
+		_, _ = io.WriteString(f, string(r))
+	}
+}
 
 // MarshalJSON returns the value as is, or null when it is empty.
 func (r RawJSON) MarshalJSON() ([]byte, error) {

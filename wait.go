@@ -11,18 +11,31 @@ import (
 // WaitOptions tune WaitForAnalysis. The zero value (or nil) is ready to
 // use.
 type WaitOptions struct {
-	// PollTimeout is how long the service may hold each long poll: default
-	// 120s, clamped to 10s..300s and to the time the context has left.
+	// PollTimeout is how long the service may hold each long poll, clamped
+	// to 10s..300s and to the time the context has left. Its default is
+	// 120s (the service's own), or 10s when OnUpdate is set; set, it wins
+	// in both cases.
 	PollTimeout time.Duration
 	// OnUpdate, if set, is called with the analysis each time its status
 	// changes, the first status seen included: for showing progress. It
-	// runs on the waiting goroutine. With it, the first request is a plain
-	// read, so that the current status is reported at once.
+	// runs on the waiting goroutine.
+	//
+	// The service holds a long poll until the report exists, not until the
+	// status changes, so a change is seen only when a poll ends. With
+	// OnUpdate set, the first request is a plain read, so that the current
+	// status is reported at once, and each long poll is held at most 10s
+	// (the service's minimum) unless PollTimeout says otherwise: a change
+	// (pending to processing, say) is reported within about 10 seconds, at
+	// the cost of one request every 10 seconds rather than every 120.
 	OnUpdate func(*Analysis)
 }
 
 // defaultPollTimeout is the service's own default hold.
 const defaultPollTimeout = 120 * time.Second
+
+// progressPollTimeout is the hold of each long poll when OnUpdate reports
+// progress and PollTimeout is not set: the service's minimum.
+const progressPollTimeout = MinLongPoll
 
 // WaitForAnalysis waits for an analysis to finish and returns it. It long
 // polls (GetAnalysis with WaitForReport), so it returns within one round
@@ -35,9 +48,10 @@ const defaultPollTimeout = 120 * time.Second
 // text. Transient failures (connection errors, 429, 5xx) are retried for as
 // long as ctx allows; an error that waiting cannot cure (401, 404, a bad
 // ID) ends the wait at once. ctx bounds the whole wait: when its deadline
-// passes, WaitForAnalysis returns the last analysis it saw (nil if none)
-// with an error matching both ErrWaitTimeout and context.DeadlineExceeded.
-// opts may be nil.
+// passes, WaitForAnalysis returns the last analysis it saw with an error
+// matching both ErrWaitTimeout and context.DeadlineExceeded. So that there
+// is one to return, the first request is a plain read whenever ctx has
+// less than the service's minimum hold (10s) left. opts may be nil.
 func (c *Client) WaitForAnalysis(ctx context.Context, analysisID string, opts *WaitOptions, reqOpts ...RequestOption) (*Analysis, error) {
 	var o WaitOptions
 	if opts != nil {
@@ -45,6 +59,9 @@ func (c *Client) WaitForAnalysis(ctx context.Context, analysisID string, opts *W
 	}
 	if o.PollTimeout <= 0 {
 		o.PollTimeout = defaultPollTimeout
+		if o.OnUpdate != nil {
+			o.PollTimeout = progressPollTimeout
+		}
 	}
 	var (
 		last       *Analysis
@@ -53,9 +70,14 @@ func (c *Client) WaitForAnalysis(ctx context.Context, analysisID string, opts *W
 		quick      int // consecutive polls the service did not hold
 		first      = o.OnUpdate != nil
 	)
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < MinLongPoll {
+		first = true
+	}
 	for {
-		// With OnUpdate, the first request does not wait, so that the
-		// caller hears of the status at once rather than at the end.
+		// The first request does not wait when OnUpdate is set, so that
+		// the caller hears of the status at once rather than at the end,
+		// and when the context ends before the shortest long poll could,
+		// so that a timeout still returns the analysis as it stands.
 		var params *GetAnalysisParams
 		if !first {
 			params = &GetAnalysisParams{WaitForReport: true}

@@ -81,38 +81,66 @@ func TestWaitForAnalysis_PollTimeoutSeconds(t *testing.T) {
 		name        string
 		pollTimeout time.Duration
 		ctxTimeout  time.Duration // 0: no deadline
+		onUpdate    bool
 		wantMin     int
 		wantMax     int
+		// wantRead is true when a plain read must come before the long
+		// poll: with OnUpdate, or a context shorter than the minimum hold.
+		wantRead bool
 	}{
-		{"default", 0, 0, 120, 120},
-		{"one second is raised to 10", time.Second, 0, 10, 10},
-		{"an hour is lowered to 300", time.Hour, 0, 300, 300},
-		{"45 seconds", 45 * time.Second, 0, 45, 45},
-		{"exactly 10", 10 * time.Second, 0, 10, 10},
-		{"exactly 300", 300 * time.Second, 0, 300, 300},
-		{"context with 30s left", 0, 30 * time.Second, 29, 30},
-		{"context with 30s left and a shorter poll", 20 * time.Second, 30 * time.Second, 20, 20},
-		{"context with 3s left", 0, 3 * time.Second, 10, 10},
-		{"context with 10 minutes left", time.Hour, 10 * time.Minute, 300, 300},
+		{"default", 0, 0, false, 120, 120, false},
+		{"one second is raised to 10", time.Second, 0, false, 10, 10, false},
+		{"an hour is lowered to 300", time.Hour, 0, false, 300, 300, false},
+		{"45 seconds", 45 * time.Second, 0, false, 45, 45, false},
+		{"exactly 10", 10 * time.Second, 0, false, 10, 10, false},
+		{"exactly 300", 300 * time.Second, 0, false, 300, 300, false},
+		{"context with 30s left", 0, 30 * time.Second, false, 29, 30, false},
+		{"context with 30s left and a shorter poll", 20 * time.Second, 30 * time.Second, false, 20, 20, false},
+		{"context with 3s left", 0, 3 * time.Second, false, 10, 10, true},
+		{"context with 10 minutes left", time.Hour, 10 * time.Minute, false, 300, 300, false},
+		{"OnUpdate holds 10s", 0, 0, true, 10, 10, true},
+		{"OnUpdate with PollTimeout", 45 * time.Second, 0, true, 45, 45, true},
+		{"OnUpdate with a context of 30s", 0, 30 * time.Second, true, 10, 10, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newTestServer(t, waitTestDone)
+			// A plain read finds the analysis processing; a long poll ends
+			// with its report.
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Query().Get("waitForReport") == "true" {
+					waitTestDone(w, r)
+					return
+				}
+				respond(w, http.StatusOK, waitTestAnalysisJSON(AnalysisProcessing, "", ""))
+			})
 			ctx := context.Background()
 			if tt.ctxTimeout > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, tt.ctxTimeout)
 				defer cancel()
 			}
-			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", &WaitOptions{PollTimeout: tt.pollTimeout})
+			opts := &WaitOptions{PollTimeout: tt.pollTimeout}
+			var seen []AnalysisStatus
+			if tt.onUpdate {
+				opts.OnUpdate = func(a *Analysis) { seen = append(seen, a.Status) }
+			}
+			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", opts)
 			require.NoError(t, err)
 			assert.Equal(t, AnalysisCompleted, a.Status)
 			reqs := srv.requests()
+			if tt.wantRead {
+				require.Len(t, reqs, 2)
+				assert.Empty(t, reqs[0].Query, "the first request is a plain read")
+				reqs = reqs[1:]
+			}
 			require.Len(t, reqs, 1)
 			waitTestAssertPolls(t, reqs)
 			secs, _ := strconv.Atoi(reqs[0].Query.Get("timeoutSeconds"))
 			assert.GreaterOrEqual(t, secs, tt.wantMin)
 			assert.LessOrEqual(t, secs, tt.wantMax)
+			if tt.onUpdate {
+				assert.Equal(t, []AnalysisStatus{AnalysisProcessing, AnalysisCompleted}, seen)
+			}
 		})
 	}
 }

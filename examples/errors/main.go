@@ -77,12 +77,14 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	if _, err := client.StartAnalysis(ctx, profile.ID, start); errors.Is(err, profilesvc.ErrAnalysisInProgress) {
 		fmt.Fprintln(out, "in progress: waiting for the running analysis")
-		running, err := client.ListAnalysesPage(ctx, profile.ID, &profilesvc.ListAnalysesParams{Limit: 1})
+		running, err := client.RunningAnalysis(ctx, profile.ID)
 		if err != nil {
 			return err
 		}
-		if _, err := client.WaitForAnalysis(ctx, running.Items[0].ID, nil); err != nil {
-			return err
+		if running != nil {
+			if _, err := client.WaitForAnalysis(ctx, running.ID, nil); err != nil {
+				return err
+			}
 		}
 		if _, err := client.StartAnalysis(ctx, profile.ID, start); err != nil {
 			return err
