@@ -27,7 +27,10 @@
 //
 // Every method takes a context first, which bounds the call with its
 // retries, and optional RequestOption values last (WithHeader,
-// WithRetries, WithTimeout) that change that call only.
+// WithRetries, WithTimeout, WithCallMiddleware, WithResponseInto) that
+// change that call only. Profile.DefaultFolder reads the answer of
+// CreateProfile; for a profile read any other way, Client.DefaultFolder
+// asks the service.
 //
 // # Errors
 //
@@ -57,12 +60,27 @@
 // wait in APIError.RetryAfter. No wait is started that would pass the
 // context's deadline.
 //
+// A POST whose request was written but whose answer was lost (the
+// connection failed, or the attempt ran out of time) matches
+// ErrOutcomeUnknown: the service may or may not have acted. StartAnalysis
+// reconciles such a failure with the rule of one running analysis per
+// profile: it asks once more and, on a 409, returns the running analysis
+// that its first request started, when it finds one.
+//
+// # Middleware
+//
+// WithMiddleware wraps every attempt of every call in functions of the
+// caller's, for tracing, metrics or logging; RouteTemplate names the route
+// of the call an attempt belongs to without its IDs. A middleware sees the
+// API key in the x-api-key header and must not log it.
+//
 // # Long polling
 //
 // GetAnalysis with WaitForReport holds the request on the service until the
 // analysis's report is ready; WaitForAnalysis builds on it to wait for an
 // analysis to finish within one round trip of its end, reporting each
-// status change through WaitOptions.OnUpdate.
+// status change through WaitOptions.OnUpdate (within about 10 seconds of
+// the change: with OnUpdate, each poll is held 10 seconds at most).
 //
 // # Paging
 //
