@@ -144,6 +144,16 @@ func NewClient(opts ...Option) (*Client, error) {
 	if !cfg.urlSet {
 		cfg.baseURL = os.Getenv(EnvBaseURL)
 	}
+	base, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	return cfg.newClient(base), nil
+}
+
+// validate checks the configuration and returns the parsed service
+// address.
+func (cfg *config) validate() (*url.URL, error) {
 	if strings.TrimSpace(cfg.apiKey) == "" {
 		return nil, fmt.Errorf("profilesvc: no API key: use WithAPIKey or set %s", EnvAPIKey)
 	}
@@ -156,7 +166,22 @@ func NewClient(opts ...Option) (*Client, error) {
 		// the key in the error.
 		return nil, errors.New(maskSecret(err.Error(), cfg.apiKey))
 	}
+	if cfg.maxRetries != nil && *cfg.maxRetries < 0 {
+		return nil, fmt.Errorf("profilesvc: max retries %d is negative", *cfg.maxRetries)
+	}
+	if (cfg.waitMin != 0 || cfg.waitMax != 0) && (cfg.waitMin <= 0 || cfg.waitMax < cfg.waitMin) {
+		return nil, fmt.Errorf("profilesvc: retry wait bounds %v..%v: want 0 < min <= max", cfg.waitMin, cfg.waitMax)
+	}
+	if cfg.requestTimeout != nil && *cfg.requestTimeout < 0 {
+		return nil, fmt.Errorf("profilesvc: request timeout %v is negative", *cfg.requestTimeout)
+	}
+	return base, nil
+}
 
+// newClient builds the client of a valid configuration: the defaults of
+// what it leaves unset, and an HTTP client of its own whose transport
+// gives each attempt its deadline and middleware.
+func (cfg *config) newClient(base *url.URL) *Client {
 	c := &Client{
 		base:           base,
 		apiKey:         cfg.apiKey,
@@ -171,18 +196,11 @@ func NewClient(opts ...Option) (*Client, error) {
 		c.userAgent = cfg.userAgent + " " + c.userAgent
 	}
 	if cfg.maxRetries != nil {
-		if *cfg.maxRetries < 0 {
-			return nil, fmt.Errorf("profilesvc: max retries %d is negative", *cfg.maxRetries)
-		}
 		c.maxRetries = *cfg.maxRetries
 	}
 	if cfg.waitMin != 0 || cfg.waitMax != 0 {
-		if cfg.waitMin <= 0 || cfg.waitMax < cfg.waitMin {
-			return nil, fmt.Errorf("profilesvc: retry wait bounds %v..%v: want 0 < min <= max", cfg.waitMin, cfg.waitMax)
-		}
 		c.retryWaitMin, c.retryWaitMax = cfg.waitMin, cfg.waitMax
 	}
-
 	var hc http.Client
 	if cfg.httpClient != nil {
 		hc = *cfg.httpClient
@@ -192,21 +210,18 @@ func NewClient(opts ...Option) (*Client, error) {
 		hc.Timeout = 0
 	}
 	if cfg.requestTimeout != nil {
-		if *cfg.requestTimeout < 0 {
-			return nil, fmt.Errorf("profilesvc: request timeout %v is negative", *cfg.requestTimeout)
-		}
 		c.requestTimeout = *cfg.requestTimeout
 	}
-	base2 := hc.Transport
-	if base2 == nil {
-		base2 = http.DefaultTransport
+	transport := hc.Transport
+	if transport == nil {
+		transport = http.DefaultTransport
 	}
-	hc.Transport = &attemptTransport{base: base2, middleware: cfg.middleware}
+	hc.Transport = &attemptTransport{base: transport, middleware: cfg.middleware}
 	if hc.CheckRedirect == nil {
 		hc.CheckRedirect = sameHostRedirects
 	}
 	c.http = &hc
-	return c, nil
+	return c
 }
 
 // parseBaseURL checks the service address and strips a trailing "/" and
@@ -565,8 +580,9 @@ func (r *request) errorf(format string, args ...any) error {
 	return fmt.Errorf("profilesvc: %s %s: %s", r.method, r.path, fmt.Sprintf(format, args...))
 }
 
-// jsonBytes reports whether v encodes as JSON, for bodies built from
-// caller data.
+// jsonBytes encodes v as JSON without escaping HTML characters and
+// without the encoder's trailing newline, for bodies built from caller
+// data.
 func jsonBytes(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -3,7 +3,8 @@ package profilesvc
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -222,12 +223,7 @@ func (c CategoryJudgements) MarshalJSON() ([]byte, error) {
 
 // Fields returns the names of the checked fields, sorted.
 func (c *CategoryJudgements) Fields() []string {
-	out := make([]string, 0, len(c.Checks))
-	for f := range c.Checks {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(c.Checks))
 }
 
 // DocumentValidation is the verdict on one document.

@@ -8,6 +8,51 @@ import (
 	"strconv"
 )
 
+// Page is one page of a listing: the folders of a profile, the profiles of
+// a workflow or the analyses of a profile.
+type Page[T any] struct {
+	// Count is the number of entries on this page.
+	Count int `json:"count"`
+	// NextCursor fetches the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+	// Items are the page's entries.
+	Items []T `json:"items"`
+}
+
+// SortOrder is the direction of a listing.
+type SortOrder string
+
+// Sort orders.
+const (
+	Ascending  SortOrder = "asc"
+	Descending SortOrder = "desc"
+)
+
+// SortField is the field a listing is sorted by.
+type SortField string
+
+// Sort fields of the folder and profile listings.
+const (
+	SortByName      SortField = "name"
+	SortByCreatedAt SortField = "createdAt"
+	SortByUpdatedAt SortField = "updatedAt"
+)
+
+// ListParams select and order a page of a listing. The zero value asks for
+// the service's defaults: the first 10 entries, newest first.
+type ListParams struct {
+	// Search keeps the entries whose name contains it, case-insensitively.
+	Search string
+	// Sort is the field to sort by; default createdAt.
+	Sort SortField
+	// Order is the direction; default desc.
+	Order SortOrder
+	// Limit is the page size, 1 to 100; default 10.
+	Limit int
+	// Cursor is the NextCursor of the previous page.
+	Cursor string
+}
+
 // values encodes the parameters as a query; a nil receiver gives none.
 func (p *ListParams) values() url.Values {
 	if p == nil {
