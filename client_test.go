@@ -1,7 +1,6 @@
 package profilesvc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/profilesvc/profilesvc-go/internal/testutil"
 )
 
 // clientTestAnalysisJSON is a small completed analysis with its report.
@@ -329,27 +330,9 @@ func TestNewClient_RedirectOnSameHostFollowed(t *testing.T) {
 	assert.Equal(t, testAPIKey, reqs[1].Header.Get("x-api-key"))
 }
 
-// clientTestLockedBuffer is a bytes.Buffer safe for concurrent writes.
-type clientTestLockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *clientTestLockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *clientTestLockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // clientTestLogger returns a debug-level JSON logger writing to a buffer.
-func clientTestLogger() (*slog.Logger, *clientTestLockedBuffer) {
-	buf := &clientTestLockedBuffer{}
+func clientTestLogger() (*slog.Logger, *testutil.LockedBuffer) {
+	buf := &testutil.LockedBuffer{}
 	return slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})), buf
 }
 

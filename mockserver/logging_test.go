@@ -1,38 +1,19 @@
 package mockserver_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/profilesvc/profilesvc-go/internal/testutil"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestRequestLogNeverHoldsTheKey logs every request at debug level, with
 // right and wrong keys, and checks that no key reaches the log.
 func TestRequestLogNeverHoldsTheKey(t *testing.T) {
-	var logs lockedBuffer
+	var logs testutil.LockedBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	const key = "6f1d2c3b-4a59-4e8d-9c7b-1a2b3c4d5e6f"
 	const wrong = "0a0b0c0d-1111-4222-8333-944455556666"

@@ -15,12 +15,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/testutil"
 )
 
 const mPassport = "PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12\nPassport Number: X1234567\nExpiry Date: 2031-05-01\n"
@@ -31,29 +31,10 @@ var (
 	mUUID      = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
 
-// mBuffer is a bytes.Buffer safe for the server's goroutines to write to
-// while the test reads it.
-type mBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (m *mBuffer) Write(p []byte) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.b.Write(p)
-}
-
-func (m *mBuffer) String() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.b.String()
-}
-
 // mRun is a run of the command in a goroutine.
 type mRun struct {
 	URL, Key       string
-	stdout, stderr *mBuffer
+	stdout, stderr *testutil.LockedBuffer
 	cancel         context.CancelFunc
 	done           chan error
 	stopped        bool
@@ -64,7 +45,7 @@ type mRun struct {
 func mStart(t *testing.T, args ...string) *mRun {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &mRun{stdout: &mBuffer{}, stderr: &mBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	m := &mRun{stdout: &testutil.LockedBuffer{}, stderr: &testutil.LockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	go func() { m.done <- run(ctx, args, m.stdout, m.stderr) }()
 	t.Cleanup(func() {
 		if !m.stopped {
@@ -110,7 +91,7 @@ func mRunError(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr mBuffer
+	var stdout, stderr testutil.LockedBuffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, &stdout, &stderr) }()
 	select {
@@ -584,7 +565,7 @@ func TestRunMainSignals(t *testing.T) {
 			args, _ := json.Marshal([]string{"-addr", "127.0.0.1:0", "-api-key", "k"})
 			cmd := exec.Command(os.Args[0], "-test.run=^TestRunMainSignals$", "-test.count=1")
 			cmd.Env = append(os.Environ(), "PROFILESVC_MOCK_MAIN_CHILD=1", "PROFILESVC_MOCK_MAIN_ARGS="+string(args))
-			var stdout, stderr mBuffer
+			var stdout, stderr testutil.LockedBuffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)

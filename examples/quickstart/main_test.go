@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/testutil"
 )
 
 // runMainEnv, set to 1, makes the test binary run main with its arguments
@@ -114,7 +115,7 @@ func TestQuickstartKeep(t *testing.T) {
 
 func TestQuickstartSpinner(t *testing.T) {
 	useMock(t)
-	var out syncBuffer
+	var out testutil.LockedBuffer
 	if err := run(context.Background(), []string{"-out", t.TempDir()}, &out, true); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
