@@ -1,10 +1,8 @@
 package mockserver
 
 import (
-	"bufio"
 	"bytes"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -39,21 +37,49 @@ const maxRecordedBody = 64 << 10
 // redacted stands in for the API key in recorded headers.
 const redacted = "[REDACTED]"
 
-// requestRing keeps the newest requests, up to its size. Its generation
-// counts the resets: a request is added with the generation it arrived
-// in, and one that arrived before the latest reset is dropped, so that a
-// request under way when the record is cleared (a held long poll, a
-// delayed one) does not appear in it afterwards.
+// requestRing keeps the newest requests, up to its size, allocated on
+// first use. It keeps them as they came (headers and query not copied nor
+// redacted) and makes RecordedRequests of them when they are read, so that
+// recording costs a request little. Its generation counts the resets: a
+// request is added with the generation it arrived in, and one that
+// arrived before the latest reset is dropped, so that a request under way
+// when the record is cleared (a held long poll, a delayed one) does not
+// appear in it afterwards.
 type requestRing struct {
 	mu   sync.Mutex
-	buf  []RecordedRequest
+	size int
+	buf  []recordEntry
 	next int
 	full bool
 	gen  uint64
 }
 
+// recordEntry is a request as the ring keeps it.
+type recordEntry struct {
+	time                    time.Time
+	requestID, method, path string
+	rawQuery                string
+	header                  http.Header // the request's own: never changed
+	body                    []byte
+	bodyTruncated           bool
+	status                  int
+}
+
+// recorded makes the RecordedRequest of an entry: the query parsed, the
+// headers copied with the API key redacted.
+func (e *recordEntry) recorded() RecordedRequest {
+	rec := RecordedRequest{
+		Time: e.time, RequestID: e.requestID, Method: e.method, Path: e.path,
+		Header: redactHeader(e.header), Body: e.body, BodyTruncated: e.bodyTruncated, Status: e.status,
+	}
+	if e.rawQuery != "" {
+		rec.Query, _ = url.ParseQuery(e.rawQuery)
+	}
+	return rec
+}
+
 func newRequestRing(size int) *requestRing {
-	return &requestRing{buf: make([]RecordedRequest, size)}
+	return &requestRing{size: size}
 }
 
 // generation returns the record's current generation, for add.
@@ -63,15 +89,18 @@ func (r *requestRing) generation() uint64 {
 	return r.gen
 }
 
-// add keeps rec, a request that arrived in generation gen, unless the
-// record has been reset since.
-func (r *requestRing) add(gen uint64, rec RecordedRequest) {
+// add keeps e, a request that arrived in generation gen, unless the record
+// has been reset since.
+func (r *requestRing) add(gen uint64, e recordEntry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.buf) == 0 || gen != r.gen {
+	if r.size == 0 || gen != r.gen {
 		return
 	}
-	r.buf[r.next] = rec
+	if r.buf == nil {
+		r.buf = make([]recordEntry, r.size)
+	}
+	r.buf[r.next] = e
 	r.next = (r.next + 1) % len(r.buf)
 	if r.next == 0 {
 		r.full = true
@@ -81,12 +110,16 @@ func (r *requestRing) add(gen uint64, rec RecordedRequest) {
 // all returns the kept requests, oldest first.
 func (r *requestRing) all() []RecordedRequest {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []RecordedRequest
+	var entries []recordEntry
 	if r.full {
-		out = append(out, r.buf[r.next:]...)
+		entries = append(entries, r.buf[r.next:]...)
 	}
-	out = append(out, r.buf[:r.next]...)
+	entries = append(entries, r.buf[:r.next]...)
+	r.mu.Unlock()
+	out := make([]RecordedRequest, len(entries))
+	for i := range entries {
+		out[i] = entries[i].recorded()
+	}
 	return out
 }
 
@@ -94,9 +127,46 @@ func (r *requestRing) all() []RecordedRequest {
 func (r *requestRing) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	clear(r.buf)
+	r.buf = nil
 	r.next, r.full = 0, false
 	r.gen++
+}
+
+// pendingRecord is a request on its way into its tenant's record: what is
+// known of it when it arrives.
+type pendingRecord struct {
+	gen uint64
+	r   *http.Request
+	tap *bodyTap
+}
+
+// startRecording arranges for the request to be recorded once its answer's
+// status is known, unless it is not to be recorded at all.
+func startRecording(x *exchange, r *http.Request) {
+	if x.recordTo == nil || x.control || x.recording != nil {
+		return
+	}
+	p := &pendingRecord{gen: x.recordTo.record.generation(), r: r}
+	if r.Body != nil && r.Body != http.NoBody {
+		p.tap = &bodyTap{ReadCloser: r.Body}
+		r.Body = p.tap
+	}
+	x.recording = p
+}
+
+// finish adds the request, answered with status, to the record.
+func (p *pendingRecord) finish(x *exchange, status int) {
+	r := p.r
+	e := recordEntry{
+		time: x.srv.clock.Now().UTC(), requestID: x.requestID, method: r.Method, path: r.URL.EscapedPath(),
+		rawQuery: r.URL.RawQuery, header: r.Header, status: status,
+	}
+	if p.tap != nil {
+		p.tap.finish()
+		e.body = p.tap.buf.Bytes()
+		e.bodyTruncated = p.tap.truncated
+	}
+	x.recordTo.record.add(p.gen, e)
 }
 
 // bodyTap keeps a copy of what the handler reads of a body.
@@ -135,61 +205,4 @@ func (t *bodyTap) finish() {
 	}
 	room := int64(maxRecordedBody - t.buf.Len())
 	_, _ = io.Copy(io.Discard, io.LimitReader(t, room+1))
-}
-
-// statusWriter remembers the status of the answer and tells onStatus of
-// it, once, before the answer is sent.
-type statusWriter struct {
-	http.ResponseWriter
-	status    int
-	onStatus  func(status int)
-	committed bool
-}
-
-// commit calls onStatus once.
-func (w *statusWriter) commit(status int) {
-	if w.committed {
-		return
-	}
-	w.committed = true
-	if w.onStatus != nil {
-		w.onStatus(status)
-	}
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-		w.commit(code)
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-		w.commit(http.StatusOK)
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// Flush passes flushes through, for streamed answers.
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Hijack passes hijacking through, for injected dropped connections; the
-// request is recorded, with no status, first.
-func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	w.commit(0)
-	hj, ok := w.ResponseWriter.(http.Hijacker)
-	if !ok {
-		return nil, nil, http.ErrNotSupported
-	}
-	return hj.Hijack()
 }

@@ -34,7 +34,6 @@ type Server struct {
 	reqIDs    *idGen // request IDs of answers, a sequence of their own
 	cursorKey []byte // signs listing cursors
 	clock     Clock
-	handler   http.Handler
 
 	tenantsMu sync.Mutex
 	tenants   map[string]*Tenant // multi-tenant: by API key
@@ -86,7 +85,7 @@ func Start(addr string, opts ...Option) (*Server, error) {
 	s.URL = "http://" + dialableAddr(ln.Addr())
 	s.conns = map[net.Conn]http.ConnState{}
 	s.httpSrv = &http.Server{
-		Handler:           s.handler,
+		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
 		WriteTimeout:      time.Minute, // long polls extend their own
@@ -143,13 +142,12 @@ func newServer(opts []Option) (*Server, error) {
 			return nil, fmt.Errorf("loading the seed: %w", err)
 		}
 	}
-	s.handler = s.buildHandler()
 	return s, nil
 }
 
 // Handler returns the server's http.Handler, for callers who serve it
 // themselves.
-func (s *Server) Handler() http.Handler { return s.handler }
+func (s *Server) Handler() http.Handler { return s }
 
 // Client returns an SDK client pointed at the server with its API key;
 // opts are applied after those two.

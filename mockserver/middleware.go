@@ -1,0 +1,200 @@
+package mockserver
+
+import (
+	"bufio"
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/profilesvc/profilesvc-go"
+)
+
+// An answer passes through a chain of small handlers, each testable alone,
+// built once per process (see chain):
+//
+//	recoverAndLog → authenticate → record → injectFaults → route
+//
+// The server puts one value in the request's context, its *exchange, where
+// each stage finds the server, the tenant, the path's variables, and the
+// answer's status.
+
+// exchange is one request and its answer as they pass through the server.
+// It is also the ResponseWriter the stages and handlers write to: it
+// remembers the answer's status and tells the record of it, once, before
+// any byte of the answer leaves.
+type exchange struct {
+	http.ResponseWriter
+	srv       *Server
+	requestID string
+	start     time.Time
+	// tenant is the namespace of the request's API key, once
+	// authenticated; recordTo is the one whose record keeps the request
+	// (the server's own for a wrong key on a single-tenant server).
+	tenant, recordTo *Tenant
+	// control is true for the /_mock/ routes, which are not recorded and
+	// take no faults.
+	control bool
+	// vars are the route's path variables, still escaped.
+	vars map[string]string
+
+	status    int  // the answer's status, once set
+	committed bool // the record has been told of the status
+	// recording, when set, keeps the request in recordTo's record.
+	recording *pendingRecord
+}
+
+type exchangeKey struct{}
+
+// exchangeOf returns the request's exchange.
+func exchangeOf(r *http.Request) *exchange {
+	x, _ := r.Context().Value(exchangeKey{}).(*exchange)
+	return x
+}
+
+// requestIDHeader names the header of every answer that carries its
+// request ID, which the SDK reports as APIError.RequestID.
+const requestIDHeader = "X-Request-Id"
+
+// ServeHTTP answers a request: it gives it its exchange and a request ID,
+// then runs the chain.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	x := &exchange{ResponseWriter: w, srv: s, requestID: s.reqIDs.next("req_"), start: time.Now()}
+	// Set before anything can answer, so that every answer carries it: a
+	// 401, an unknown route, an injected fault, a long poll's.
+	w.Header().Set(requestIDHeader, x.requestID)
+	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
+	chain().ServeHTTP(x, r)
+}
+
+// commit tells the record of the answer's status, once. A status of 0 is
+// an answer that never began: a dropped connection.
+func (x *exchange) commit(status int) {
+	if x.committed {
+		return
+	}
+	x.committed = true
+	if x.recording != nil {
+		x.recording.finish(x, status)
+	}
+}
+
+func (x *exchange) WriteHeader(code int) {
+	if x.status == 0 {
+		x.status = code
+		x.commit(code)
+	}
+	x.ResponseWriter.WriteHeader(code)
+}
+
+func (x *exchange) Write(b []byte) (int, error) {
+	if x.status == 0 {
+		x.status = http.StatusOK
+		x.commit(http.StatusOK)
+	}
+	return x.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection, for the write
+// deadline of long polls.
+func (x *exchange) Unwrap() http.ResponseWriter { return x.ResponseWriter }
+
+// Flush passes flushes through, for streamed answers.
+func (x *exchange) Flush() {
+	if f, ok := x.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Hijack passes hijacking through, for injected dropped connections; the
+// request is recorded, with no status, first.
+func (x *exchange) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	x.commit(0)
+	hj, ok := x.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, http.ErrNotSupported
+	}
+	return hj.Hijack()
+}
+
+// recoverAndLog turns a panic of the stages after it into a 500 answer,
+// tells the record of an answer that never began, and logs the request.
+func recoverAndLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x := exchangeOf(r)
+		defer func() {
+			p := recover()
+			if p != nil && p != http.ErrAbortHandler && x.status == 0 {
+				writeError(x, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the mock server failed: %v", p))
+			}
+			x.commit(0)
+			if l := x.srv.cfg.logger; l != nil {
+				l.LogAttrs(context.Background(), slog.LevelInfo, "request",
+					slog.String("method", r.Method), slog.String("path", r.URL.EscapedPath()),
+					slog.Int("status", x.status), slog.Duration("duration", time.Since(x.start)),
+					slog.String("requestId", x.requestID))
+			}
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authenticate picks the tenant of the request's API key, or answers 401.
+func authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x := exchangeOf(r)
+		s := x.srv
+		key := r.Header.Get("x-api-key")
+		x.tenant = s.TenantOf(key)
+		x.recordTo = x.tenant
+		if x.recordTo == nil && !s.cfg.multiTenant {
+			x.recordTo = s.Tenant
+		}
+		x.control = strings.HasPrefix(r.URL.Path, "/_mock/")
+		if x.tenant != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// Recorded, so that a test sees what its client sent with a wrong
+		// key.
+		startRecording(x, r)
+		msg := "invalid API key"
+		if key == "" {
+			msg = "the x-api-key header is missing"
+		} else if s.cfg.multiTenant {
+			msg = "invalid API key: a multi-tenant mock accepts any well-formed UUID"
+		}
+		writeError(w, errorf(http.StatusUnauthorized, profilesvc.CodeUnauthorized, "%s", msg))
+	})
+}
+
+// record keeps the request in its tenant's record: written as the answer's
+// status is set, so that a client that has its answer finds its request
+// recorded.
+func record(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		startRecording(exchangeOf(r), r)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// injectFaults applies the first of the tenant's faults that matches the
+// request, if any.
+func injectFaults(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x := exchangeOf(r)
+		if !x.control {
+			if f, ok := x.tenant.faults.match(r.Method, r.URL.EscapedPath()); ok {
+				if x.srv.applyFault(w, r, f) {
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
