@@ -844,3 +844,28 @@ func BenchmarkMemory(b *testing.B) {
 	b.ReportMetric(liveItem/runs, "live-bytes/item")
 	b.ReportMetric(liveAnalysis/runs, "live-bytes/analysis")
 }
+
+// BenchmarkNewClose measures starting and closing a mock server,
+// mockserver.New()+Close(), against httptest.NewServer(h)+Close() with a
+// bare handler, alternating one of each per iteration. It reports
+// mock/httptest (goal: at most 2) and both times; the allocations are the
+// pair's.
+func BenchmarkNewClose(b *testing.B) {
+	b.ReportAllocs()
+	bare := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	var mockTime, bareTime time.Duration
+	for b.Loop() {
+		start := time.Now()
+		srv := mockserver.New()
+		srv.Close()
+		mid := time.Now()
+		ts := httptest.NewServer(bare)
+		ts.Close()
+		mockTime += mid.Sub(start)
+		bareTime += time.Since(mid)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(mockTime.Microseconds())/n, "mock-µs")
+	b.ReportMetric(float64(bareTime.Microseconds())/n, "httptest-µs")
+	b.ReportMetric(float64(mockTime)/float64(bareTime), "mock/httptest")
+}

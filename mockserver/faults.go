@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -127,6 +128,9 @@ type faultSet struct {
 	faults []*activeFault
 	rng    *rand.Rand
 	seq    int
+	// count is len(faults), kept for match to skip the lock when there
+	// are none, as on most requests.
+	count atomic.Int32
 }
 
 type activeFault struct {
@@ -153,12 +157,14 @@ func (fs *faultSet) add(f Fault) (Fault, error) {
 	fs.seq++
 	f.ID = "fault_" + strconv.Itoa(fs.seq)
 	fs.faults = append(fs.faults, &activeFault{Fault: f})
+	fs.count.Store(int32(len(fs.faults)))
 	return f, nil
 }
 
 func (fs *faultSet) clear() {
 	fs.mu.Lock()
 	fs.faults = nil
+	fs.count.Store(0)
 	fs.mu.Unlock()
 }
 
@@ -168,6 +174,7 @@ func (fs *faultSet) remove(id string) bool {
 	for i, f := range fs.faults {
 		if f.ID == id {
 			fs.faults = append(fs.faults[:i], fs.faults[i+1:]...)
+			fs.count.Store(int32(len(fs.faults)))
 			return true
 		}
 	}
@@ -190,6 +197,9 @@ func (fs *faultSet) list() []Fault {
 // match returns the fault that applies to the request, if any, counting
 // it as used.
 func (fs *faultSet) match(method, p string) (Fault, bool) {
+	if fs.count.Load() == 0 {
+		return Fault{}, false
+	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for i, f := range fs.faults {
@@ -208,6 +218,7 @@ func (fs *faultSet) match(method, p string) (Fault, bool) {
 		out := f.Fault
 		if f.Times > 0 && f.used >= f.Times {
 			fs.faults = append(fs.faults[:i], fs.faults[i+1:]...)
+			fs.count.Store(int32(len(fs.faults)))
 		}
 		return out, true
 	}

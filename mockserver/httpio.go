@@ -78,13 +78,30 @@ func encodeJSON(v any) []byte {
 	return buf.Bytes()
 }
 
+// jsonContentType is the Content-Type of every JSON answer.
+const jsonContentType = "application/json; charset=utf-8"
+
 // writeRawJSON writes bytes that are already JSON.
 func writeRawJSON(w http.ResponseWriter, status int, b []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
+	setHeaders(w, jsonContentType, len(b))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// setHeaders sets an answer's Content-Type and Content-Length. Through an
+// exchange, their values are held in it rather than allocated apart.
+func setHeaders(w http.ResponseWriter, contentType string, length int) {
+	h := w.Header()
+	x := exchangeFor(w)
+	if x == nil {
+		h.Set("Content-Type", contentType)
+		h.Set("Content-Length", strconv.Itoa(length))
+		return
+	}
+	x.contentHeader[0] = contentType
+	x.lengthHeader[0] = strconv.Itoa(length)
+	h["Content-Type"] = x.contentHeader[:]
+	h["Content-Length"] = x.lengthHeader[:]
 }
 
 // noContent answers 204 with no body.
@@ -228,6 +245,9 @@ func (o *opt[T]) UnmarshalJSON(b []byte) error {
 // an error rather than a silently dropped parameter, and so is a parameter
 // not in allowed or given twice.
 func queryValues(r *http.Request, allowed ...string) (url.Values, *apiError) {
+	if r.URL.RawQuery == "" {
+		return nil, nil
+	}
 	values, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, validation("the query string is malformed: %v", err)

@@ -53,8 +53,8 @@ func (g *idGen) next(prefix string) string {
 	} else {
 		_, _ = crand.Read(raw[:])
 	}
-	b := make([]byte, 0, len(prefix)+len(raw))
-	b = append(b, prefix...)
+	var buf [64]byte // on the stack for the usual prefixes
+	b := append(buf[:0], prefix...)
 	for _, r := range raw {
 		b = append(b, idAlphabet[r&31])
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorilla/mux"
+
 	"github.com/profilesvc/profilesvc-go"
 )
 
@@ -42,8 +44,18 @@ type exchange struct {
 
 	status    int  // the answer's status, once set
 	committed bool // the record has been told of the status
-	// recording, when set, keeps the request in recordTo's record.
-	recording *pendingRecord
+	// recording, when recordingOn, keeps the request in recordTo's record.
+	recording   pendingRecord
+	recordingOn bool
+
+	// Parts of the answer kept here, so that one allocation holds them:
+	// the buffer handlers answer into, the router's match, and the values
+	// of the headers every answer has.
+	buffered      bufferedWriter
+	match         mux.RouteMatch
+	idHeader      [1]string
+	lengthHeader  [1]string
+	contentHeader [1]string
 }
 
 type exchangeKey struct{}
@@ -64,7 +76,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{ResponseWriter: w, srv: s, requestID: s.reqIDs.next("req_"), start: time.Now()}
 	// Set before anything can answer, so that every answer carries it: a
 	// 401, an unknown route, an injected fault, a long poll's.
-	w.Header().Set(requestIDHeader, x.requestID)
+	x.idHeader[0] = x.requestID
+	w.Header()[requestIDHeader] = x.idHeader[:]
 	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
 	chain().ServeHTTP(x, r)
 }
@@ -76,7 +89,7 @@ func (x *exchange) commit(status int) {
 		return
 	}
 	x.committed = true
-	if x.recording != nil {
+	if x.recordingOn {
 		x.recording.finish(x, status)
 	}
 }
@@ -119,6 +132,15 @@ func (x *exchange) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return hj.Hijack()
 }
 
+// apiKeyOf returns the request's x-api-key header: read from the map
+// under its canonical name, which spares the lookup a copy of the key.
+func apiKeyOf(r *http.Request) string {
+	if v := r.Header["X-Api-Key"]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // recoverAndLog turns a panic of the stages after it into a 500 answer,
 // tells the record of an answer that never began, and logs the request.
 func recoverAndLog(next http.Handler) http.Handler {
@@ -149,7 +171,7 @@ func authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := exchangeOf(r)
 		s := x.srv
-		key := r.Header.Get("x-api-key")
+		key := apiKeyOf(r)
 		x.tenant = s.TenantOf(key)
 		x.recordTo = x.tenant
 		if x.recordTo == nil && !s.cfg.multiTenant {
@@ -197,4 +219,18 @@ func injectFaults(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// exchangeFor returns the exchange a writer writes to, through the
+// buffer of a handler, or nil.
+func exchangeFor(w http.ResponseWriter) *exchange {
+	switch v := w.(type) {
+	case *exchange:
+		return v
+	case *bufferedWriter:
+		if x, ok := v.ResponseWriter.(*exchange); ok {
+			return x
+		}
+	}
+	return nil
 }

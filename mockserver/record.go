@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -51,7 +52,7 @@ type requestRing struct {
 	buf  []recordEntry
 	next int
 	full bool
-	gen  uint64
+	gen  atomic.Uint64 // changed under mu; read without it
 }
 
 // recordEntry is a request as the ring keeps it.
@@ -83,18 +84,14 @@ func newRequestRing(size int) *requestRing {
 }
 
 // generation returns the record's current generation, for add.
-func (r *requestRing) generation() uint64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.gen
-}
+func (r *requestRing) generation() uint64 { return r.gen.Load() }
 
 // add keeps e, a request that arrived in generation gen, unless the record
 // has been reset since.
 func (r *requestRing) add(gen uint64, e recordEntry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.size == 0 || gen != r.gen {
+	if r.size == 0 || gen != r.gen.Load() {
 		return
 	}
 	if r.buf == nil {
@@ -129,7 +126,7 @@ func (r *requestRing) reset() {
 	defer r.mu.Unlock()
 	r.buf = nil
 	r.next, r.full = 0, false
-	r.gen++
+	r.gen.Add(1)
 }
 
 // pendingRecord is a request on its way into its tenant's record: what is
@@ -143,15 +140,16 @@ type pendingRecord struct {
 // startRecording arranges for the request to be recorded once its answer's
 // status is known, unless it is not to be recorded at all.
 func startRecording(x *exchange, r *http.Request) {
-	if x.recordTo == nil || x.control || x.recording != nil {
+	if x.recordTo == nil || x.control || x.recordingOn {
 		return
 	}
-	p := &pendingRecord{gen: x.recordTo.record.generation(), r: r}
+	x.recordingOn = true
+	p := &x.recording
+	p.gen, p.r = x.recordTo.record.generation(), r
 	if r.Body != nil && r.Body != http.NoBody {
 		p.tap = &bodyTap{ReadCloser: r.Body}
 		r.Body = p.tap
 	}
-	x.recording = p
 }
 
 // finish adds the request, answered with status, to the record.

@@ -85,8 +85,10 @@ type route struct {
 // tenant's lock, so a client slow to read its answer never holds up the
 // others.
 func (h tenantHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	bw := &bufferedWriter{ResponseWriter: w}
-	if e := h(exchangeOf(r).tenant, bw, r); e != nil {
+	x := exchangeOf(r)
+	bw := &x.buffered
+	bw.ResponseWriter = w
+	if e := h(x.tenant, bw, r); e != nil {
 		writeError(bw, e)
 	}
 	bw.flush()
@@ -117,8 +119,9 @@ var chain = sync.OnceValue(func() http.Handler {
 // variables in the exchange. An unknown path is 404 NOT_FOUND, a known
 // path with another method 405 METHOD_NOT_ALLOWED.
 func dispatch(w http.ResponseWriter, r *http.Request) {
-	var m mux.RouteMatch
-	if !router().Match(r, &m) || m.MatchErr != nil {
+	x := exchangeOf(r)
+	m := &x.match
+	if !router().Match(r, m) || m.MatchErr != nil {
 		if errors.Is(m.MatchErr, mux.ErrMethodMismatch) {
 			writeError(w, errorf(http.StatusMethodNotAllowed, profilesvc.CodeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.EscapedPath()))
 			return
@@ -126,7 +129,7 @@ func dispatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusNotFound, profilesvc.CodeNotFound, "no route for %s %s", r.Method, r.URL.EscapedPath()))
 		return
 	}
-	exchangeOf(r).vars = m.Vars
+	x.vars = m.Vars
 	m.Handler.ServeHTTP(w, r)
 }
 
@@ -139,6 +142,7 @@ type bufferedWriter struct {
 	http.ResponseWriter
 	status int
 	body   [][]byte
+	first  [2][]byte // body's first pieces, without an allocation
 }
 
 func (b *bufferedWriter) WriteHeader(code int) {
@@ -150,6 +154,9 @@ func (b *bufferedWriter) WriteHeader(code int) {
 func (b *bufferedWriter) Write(p []byte) (int, error) {
 	if b.status == 0 {
 		b.status = http.StatusOK
+	}
+	if b.body == nil {
+		b.body = b.first[:0]
 	}
 	b.body = append(b.body, p)
 	return len(p), nil
