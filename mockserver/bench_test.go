@@ -18,7 +18,8 @@ package mockserver_test
 //     mock's memory per waiter.
 //   - BenchmarkMemory: the mock's memory per stored item and per analysis,
 //     for 100,000 items.
-//   - BenchmarkReport (bench_internal_test.go): PDF time and size.
+//   - BenchmarkRender, in package mockserver/internal/report: PDF time and
+//     size.
 //
 // Every benchmark also runs with -benchtime=1x, to check that it still
 // works. The file is for unix systems: BenchmarkLongPollHold needs

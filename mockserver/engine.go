@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/internal/docread"
 )
 
 // AnalysisInput is what an analysis runs over: the workflow, the profile
@@ -85,7 +86,7 @@ func (t *Tenant) analysisInputLocked(p *profileRec, items []*itemRec, options, c
 	for _, it := range items {
 		text, readable := it.text, true
 		if it.typ == profilesvc.ItemFile {
-			text, readable = extractText(it.detected.ContentType, it.data)
+			text, readable = docread.Text(it.detected.ContentType, it.data)
 		}
 		in.Items = append(in.Items, InputItem{
 			ID: it.id, Name: it.name, Type: it.typ, Metadata: cloneMap(it.metadata),

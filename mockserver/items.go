@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/internal/docread"
 )
 
 // itemView renders a stored item in full; base is the address its
@@ -76,10 +77,10 @@ func (t *Tenant) newItem(folder *folderRec, typ profilesvc.ItemType, name string
 		it.contentType = "application/json"
 		it.detected = profilesvc.Detected{ContentType: "application/json", Extension: "json", FileCategory: "data"}
 	default:
-		it.detected = detect(name, data)
+		it.detected = docread.Detect(name, data)
 		it.contentType = declaredOr(contentType, it.detected.ContentType)
 	}
-	it.text, _ = extractText(it.detected.ContentType, data)
+	it.text, _ = docread.Text(it.detected.ContentType, data)
 	return it
 }
 
@@ -182,9 +183,9 @@ func (t *Tenant) handleCreateItem(w http.ResponseWriter, r *http.Request) *apiEr
 	}
 	it := t.newItem(f, typ, name, content, data, declared, metadata)
 	if filename != "" && filename != name {
-		it.detected = detect(filename, data)
+		it.detected = docread.Detect(filename, data)
 		it.contentType = declaredOr(declared, it.detected.ContentType)
-		it.text, _ = extractText(it.detected.ContentType, data)
+		it.text, _ = docread.Text(it.detected.ContentType, data)
 	}
 	t.storeItem(f, it)
 	writeJSON(w, http.StatusCreated, t.itemView(it, baseURL(r)))
@@ -343,7 +344,7 @@ func (t *Tenant) handleUpdateItem(w http.ResponseWriter, r *http.Request) *apiEr
 	}
 	if content != nil {
 		it.content, it.data = content, data
-		it.text, _ = extractText(it.detected.ContentType, data)
+		it.text, _ = docread.Text(it.detected.ContentType, data)
 	}
 	if f := t.st.folders[it.folderID]; f != nil {
 		f.changed() // the name or the size of its summary

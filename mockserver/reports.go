@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
 
 // handleReport serves a completed analysis's PDF report. Each variant
@@ -63,14 +64,15 @@ func (t *Tenant) report(id string, variant reportVariant) ([]byte, *apiError) {
 		t.mu.Unlock()
 		return pdf, nil
 	}
-	data := reportData{analysis: rec.a, workflowID: rec.input.Workflow.ID, workflowName: rec.input.Workflow.Name,
-		profileName: rec.input.Profile.Name, locale: variant.locale, rawData: variant.rawData}
+	data := report.Data{Analysis: rec.a, WorkflowID: rec.input.Workflow.ID, WorkflowName: rec.input.Workflow.Name,
+		ProfileName: rec.input.Profile.Name, Locale: variant.locale, RawData: variant.rawData,
+		MediumRiskFrom: mediumRiskFrom, HighRiskFrom: highRiskFrom}
 	if p := t.st.profiles[rec.a.ProfileID]; p != nil {
-		data.profileName = p.name
+		data.ProfileName = p.name
 	}
 	t.mu.Unlock()
 
-	pdf, err := renderReport(data)
+	pdf, err := report.Render(data)
 	if err != nil {
 		return nil, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the report could not be rendered: %v", err)
 	}

@@ -1,4 +1,4 @@
-package mockserver
+package docread
 
 import (
 	"bytes"
@@ -11,13 +11,14 @@ import (
 // streamPattern finds a PDF's streams with their dictionaries.
 var streamPattern = regexp.MustCompile(`(?s)<<(.{0,400}?)>>\s*stream\r?\n`)
 
-// pdfText reads the text of a text-based PDF: the strings shown by the Tj,
+// PDFText reads the text of a text-based PDF: the strings shown by the Tj,
 // TJ, ' and " operators of its content streams, inflated where they are
-// Flate-encoded, with a line break at each text-positioning operator. It
-// reads simple-font PDFs as most tools write them; a PDF whose text is
-// drawn with glyph IDs or as images gives no text, and counts as
-// unreadable.
-func pdfText(data []byte) (string, bool) {
+// Flate-encoded, decoded from WinAnsiEncoding into UTF-8, with a line
+// break at each text-positioning operator. It reads simple-font PDFs as
+// most tools write them; a PDF whose text is drawn with glyph IDs or as
+// images, or data that is not a PDF, gives no text and counts as
+// unreadable (readable is false).
+func PDFText(data []byte) (text string, readable bool) {
 	if !bytes.HasPrefix(data, []byte("%PDF-")) {
 		return "", false
 	}
@@ -45,7 +46,7 @@ func pdfText(data []byte) (string, bool) {
 		}
 		showText(raw, &out)
 	}
-	text := strings.TrimSpace(out.String())
+	text = strings.TrimSpace(out.String())
 	return text, text != ""
 }
 

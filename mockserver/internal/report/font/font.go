@@ -1,10 +1,10 @@
-// Package reportfont embeds the typeface of the mock server's PDF reports:
+// Package font embeds the typeface of the mock server's PDF reports:
 // NanumGothic, regular and bold, by NAVER Corporation, under the SIL Open
 // Font License 1.1 (OFL.txt beside this file), shipped unmodified. It
 // covers Hangul, Latin with most accents, Greek and Cyrillic; Covers tells
 // which characters it has, so that a report can replace the others
 // visibly instead of failing.
-package reportfont
+package font
 
 import (
 	_ "embed"
@@ -45,7 +45,7 @@ func Covers(r rune) bool {
 // readCmap lists the characters of a TrueType font's Unicode cmap
 // (formats 4 and 12).
 func readCmap(font []byte) (map[rune]bool, error) {
-	errBad := errors.New("reportfont: malformed font")
+	errBad := errors.New("font: malformed font")
 	if len(font) < 12 {
 		return nil, errBad
 	}
@@ -101,7 +101,7 @@ func readCmap(font []byte) (map[rune]bool, error) {
 
 func readFormat4(sub []byte, out map[rune]bool) error {
 	if len(sub) < 14 {
-		return errors.New("reportfont: short cmap format 4")
+		return errors.New("font: short cmap format 4")
 	}
 	segX2 := int(binary.BigEndian.Uint16(sub[6:]))
 	ends := 14
@@ -109,7 +109,7 @@ func readFormat4(sub []byte, out map[rune]bool) error {
 	deltas := starts + segX2
 	ranges := deltas + segX2
 	if ranges+segX2 > len(sub) {
-		return errors.New("reportfont: short cmap format 4")
+		return errors.New("font: short cmap format 4")
 	}
 	for s := 0; s < segX2/2; s++ {
 		end := binary.BigEndian.Uint16(sub[ends+2*s:])
@@ -140,11 +140,11 @@ func readFormat4(sub []byte, out map[rune]bool) error {
 
 func readFormat12(sub []byte, out map[rune]bool) error {
 	if len(sub) < 16 {
-		return errors.New("reportfont: short cmap format 12")
+		return errors.New("font: short cmap format 12")
 	}
 	groups := int(binary.BigEndian.Uint32(sub[12:]))
 	if 16+12*groups > len(sub) {
-		return errors.New("reportfont: short cmap format 12")
+		return errors.New("font: short cmap format 12")
 	}
 	for g := 0; g < groups; g++ {
 		rec := 16 + 12*g

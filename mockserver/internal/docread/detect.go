@@ -1,4 +1,11 @@
-package mockserver
+// Package docread reads the documents uploaded to the mock server: Detect
+// tells a file's type from its bytes and its name, and Text reads the text
+// the analysis engine works on, from text formats as they are and from
+// text-based PDFs through their text operators.
+//
+// Both are pure functions of their arguments, safe for concurrent use, and
+// never fail: what cannot be read gives no text rather than an error.
+package docread
 
 import (
 	"bytes"
@@ -12,10 +19,14 @@ import (
 	"github.com/profilesvc/profilesvc-go"
 )
 
-// detect tells an uploaded file's type from its bytes and its name: the
+// Detect tells an uploaded file's type from its bytes and its name: the
 // bytes first (http.DetectContentType's sniffing), then the name's
-// extension where sniffing finds only generic text or binary.
-func detect(name string, data []byte) profilesvc.Detected {
+// extension where sniffing finds only generic text or binary, and JSON
+// where plain text holds an object or an array. The result's Extension is
+// the name's, lower-cased, or the type's usual one when the name has none;
+// its FileCategory is document, image, spreadsheet, text, data, archive,
+// audio, video or other.
+func Detect(name string, data []byte) profilesvc.Detected {
 	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(name)), ".")
 	sniffed := http.DetectContentType(data)
 	ct, _, _ := mime.ParseMediaType(sniffed)
@@ -73,22 +84,6 @@ func fileCategory(ct string) string {
 		return "video"
 	}
 	return "other"
-}
-
-// extractText returns the text the engine can read from an item's bytes,
-// and whether it could read any: text formats as they are, PDFs through
-// their text operators; images and other binaries give none.
-func extractText(contentType string, data []byte) (string, bool) {
-	switch {
-	case strings.HasPrefix(contentType, "text/"), contentType == "application/json", contentType == "application/xml":
-		if !utf8.Valid(data) {
-			return strings.ToValidUTF8(string(data), "\uFFFD"), true
-		}
-		return string(data), true
-	case contentType == "application/pdf":
-		return pdfText(data)
-	}
-	return "", false
 }
 
 // preferredExtension is the usual extension of a content type.

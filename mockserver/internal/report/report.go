@@ -1,4 +1,14 @@
-package mockserver
+// Package report renders the PDF report of a completed analysis, as the
+// mock server serves it at GET /v1/analyses/{analysisId}/report: an A4
+// document in English or Korean with the analysis's risk assessment,
+// review result, findings, recommendations, extracted values, document
+// validations and audit trail, and optionally an appendix of its raw data.
+//
+// Render depends on nothing but its Data: the same data gives the same
+// bytes, so a report is reproducible under a fixed clock. Text is drawn in
+// the embedded NanumGothic font (package font); characters the font lacks
+// show as a visible replacement (□) rather than failing the report.
+package report
 
 import (
 	"bytes"
@@ -12,17 +22,30 @@ import (
 	"github.com/signintech/gopdf"
 
 	"github.com/profilesvc/profilesvc-go"
-	"github.com/profilesvc/profilesvc-go/mockserver/internal/reportfont"
+	"github.com/profilesvc/profilesvc-go/mockserver/internal/report/font"
 )
 
-// reportData is what a report shows: the analysis and the names around it.
-type reportData struct {
-	analysis     profilesvc.Analysis
-	profileName  string
-	workflowID   string
-	workflowName string
-	locale       string
-	rawData      bool
+// Data is what a report shows: the analysis and the names around it.
+type Data struct {
+	// Analysis is the analysis reported on, normally a completed one.
+	Analysis profilesvc.Analysis
+	// ProfileName is the name of the analysed profile, shown with the
+	// analysis's ProfileID.
+	ProfileName string
+	// WorkflowID and WorkflowName are the workflow the analysis ran; the
+	// name may be empty, and then the ID shows alone.
+	WorkflowID, WorkflowName string
+	// Locale is the report's language: "ko" for Korean; anything else
+	// gives English.
+	Locale string
+	// RawData adds an appendix with the analysis's extracted data and raw
+	// action results as JSON.
+	RawData bool
+	// MediumRiskFrom and HighRiskFrom are the risk scores from which the
+	// engine that made the analysis grades the risk medium and high; the
+	// risk gauge draws its low, medium and high bands with them. Render
+	// refuses data unless 0 < MediumRiskFrom < HighRiskFrom <= 100.
+	MediumRiskFrom, HighRiskFrom float64
 }
 
 // Page geometry, in points (A4).
@@ -66,16 +89,21 @@ func resultColours(v string) (rgb, rgb, bool) {
 	return rgb{}, rgb{}, false
 }
 
-// renderReport draws the PDF report of a completed analysis.
-func renderReport(d reportData) ([]byte, error) {
-	r := &reportWriter{pdf: &gopdf.GoPdf{}, l: labelsFor(d.locale), d: d}
+// Render draws the PDF report of an analysis and returns the document.
+// It fails only on Data whose risk thresholds are out of order, or if the
+// PDF cannot be drawn; it is safe to call from several goroutines at once.
+func Render(d Data) ([]byte, error) {
+	if !(0 < d.MediumRiskFrom && d.MediumRiskFrom < d.HighRiskFrom && d.HighRiskFrom <= 100) {
+		return nil, fmt.Errorf("risk thresholds %v and %v: want 0 < MediumRiskFrom < HighRiskFrom <= 100", d.MediumRiskFrom, d.HighRiskFrom)
+	}
+	r := &reportWriter{pdf: &gopdf.GoPdf{}, l: labelsFor(d.Locale), d: d}
 	return r.render()
 }
 
 type reportWriter struct {
 	pdf *gopdf.GoPdf
 	l   *reportLabels
-	d   reportData
+	d   Data
 	y   float64
 }
 
@@ -97,14 +125,14 @@ func (r *reportWriter) render() (out []byte, err error) {
 	if err := pdf.AddTTFFontFromFontContainer(fontFamily, fonts.bold); err != nil {
 		return nil, fmt.Errorf("loading the bold font: %w", err)
 	}
-	a := &r.d.analysis
+	a := &r.d.Analysis
 	created := a.CreatedAt
 	if a.CompletedAt != nil {
 		created = *a.CompletedAt
 	}
 	pdf.SetInfo(gopdf.PdfInfo{
 		Title:        fmt.Sprintf("%s %s", r.l.title, a.ID),
-		Subject:      fmt.Sprintf("%s: %s (%s)", r.l.profile, r.d.profileName, a.ProfileID),
+		Subject:      fmt.Sprintf("%s: %s (%s)", r.l.profile, r.d.ProfileName, a.ProfileID),
 		Author:       r.l.subtitle,
 		Creator:      "profilesvc-mock",
 		Producer:     "profilesvc-go mockserver",
@@ -119,7 +147,7 @@ func (r *reportWriter) render() (out []byte, err error) {
 	r.extractedSection()
 	r.validationsSection()
 	r.auditSection()
-	if r.d.rawData {
+	if r.d.RawData {
 		r.appendix()
 	}
 	r.footers()
@@ -128,56 +156,6 @@ func (r *reportWriter) render() (out []byte, err error) {
 		return nil, fmt.Errorf("writing the report: %w", err)
 	}
 	return infoAsObject(buf.Bytes())
-}
-
-// infoAsObject moves the document information dictionary, which gopdf
-// writes inside the trailer, into an object of its own that the trailer
-// refers to, as the PDF standard requires (ISO 32000-1, 7.5.5): readers
-// that follow the standard to the letter find the title and dates only
-// there. It rewrites the end of the file: the new object, then the
-// cross-reference table with one more entry, then the trailer.
-func infoAsObject(pdf []byte) ([]byte, error) {
-	bad := func(what string) ([]byte, error) {
-		return nil, fmt.Errorf("rewriting the report's trailer: %s", what)
-	}
-	sx := bytes.LastIndex(pdf, []byte("startxref\n"))
-	if sx < 0 {
-		return bad("no startxref")
-	}
-	var xrefAt int
-	if _, err := fmt.Sscanf(string(pdf[sx+len("startxref\n"):]), "%d", &xrefAt); err != nil || xrefAt <= 0 || xrefAt >= sx {
-		return bad("a bad startxref")
-	}
-	xref := pdf[xrefAt:sx]
-	var first, count int
-	if _, err := fmt.Sscanf(string(xref), "xref\n%d %d\n", &first, &count); err != nil || first != 0 || count < 2 {
-		return bad("an unexpected cross-reference table")
-	}
-	entriesAt := bytes.IndexByte(xref[len("xref\n"):], '\n') + len("xref\n") + 1
-	const entryLen = 20
-	entries := xref[entriesAt : entriesAt+count*entryLen]
-	trailer := xref[entriesAt+count*entryLen:]
-	infoAt := bytes.Index(trailer, []byte("/Info <<"))
-	if infoAt < 0 {
-		return pdf, nil // no information dictionary: nothing to move
-	}
-	infoEnd := bytes.Index(trailer[infoAt:], []byte(" >>\n"))
-	if infoEnd < 0 {
-		return bad("an unterminated information dictionary")
-	}
-	info := trailer[infoAt+len("/Info ") : infoAt+infoEnd+len(" >>")]
-
-	var out bytes.Buffer
-	out.Grow(len(pdf) + 64)
-	out.Write(pdf[:xrefAt])
-	infoObj := out.Len()
-	fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", count, info)
-	newXref := out.Len()
-	fmt.Fprintf(&out, "xref\n0 %d\n", count+1)
-	out.Write(entries)
-	fmt.Fprintf(&out, "%010d 00000 n \n", infoObj)
-	fmt.Fprintf(&out, "trailer\n<<\n/Size %d\n/Root 1 0 R\n/Info %d 0 R\n>>\nstartxref\n%d\n%%%%EOF\n", count+1, count, newXref)
-	return out.Bytes(), nil
 }
 
 // clean makes text drawable: characters the font lacks become a visible
@@ -191,7 +169,7 @@ func clean(s string) string {
 		case c == '\t':
 			b.WriteString("  ")
 		case unicode.IsControl(c) || c == '\uFEFF':
-		case c == ' ' || reportfont.Covers(c):
+		case c == ' ' || font.Covers(c):
 			b.WriteRune(c)
 		default:
 			b.WriteRune(replacementRun)
@@ -294,7 +272,7 @@ func (r *reportWriter) heading(s string) {
 }
 
 func (r *reportWriter) titleBlock() {
-	a := &r.d.analysis
+	a := &r.d.Analysis
 	r.fill(colBand)
 	r.pdf.RectFromUpperLeftWithStyle(0, 0, pageW, 96, "F")
 	r.font(true, 20)
@@ -309,12 +287,12 @@ func (r *reportWriter) titleBlock() {
 	if a.CompletedAt != nil {
 		completed = r.l.formatTime(*a.CompletedAt)
 	}
-	wf := r.d.workflowID
-	if r.d.workflowName != "" {
-		wf = fmt.Sprintf("%s (%s)", r.d.workflowName, r.d.workflowID)
+	wf := r.d.WorkflowID
+	if r.d.WorkflowName != "" {
+		wf = fmt.Sprintf("%s (%s)", r.d.WorkflowName, r.d.WorkflowID)
 	}
 	rows := [][2]string{
-		{r.l.profile, fmt.Sprintf("%s (%s)", r.d.profileName, a.ProfileID)},
+		{r.l.profile, fmt.Sprintf("%s (%s)", r.d.ProfileName, a.ProfileID)},
 		{r.l.analysisID, a.ID},
 		{r.l.workflow, wf},
 		{r.l.requested, r.l.formatTime(a.RequestedAt)},
@@ -345,7 +323,7 @@ func (r *reportWriter) keyValues(rows [][2]string, labelW float64) {
 }
 
 func (r *reportWriter) riskSection() {
-	ra := r.d.analysis.RiskAssessment
+	ra := r.d.Analysis.RiskAssessment
 	r.heading(r.l.riskAssessment)
 	if ra == nil {
 		r.paragraph(r.l.none, bodySize, colMuted)
@@ -366,10 +344,11 @@ func (r *reportWriter) riskSection() {
 	r.text(marginX+170, r.y+4, fmt.Sprintf("%s: %.0f / 100", r.l.riskScore, ra.RiskScore))
 	// Gauge: low, medium and high bands, with a marker at the score.
 	gx, gy, gw, gh := marginX+170, r.y+22, contentW-170, 12.0
+	medium, high := r.d.MediumRiskFrom, r.d.HighRiskFrom
 	bands := []struct {
 		from, to float64
 		c        rgb
-	}{{0, mediumRiskFrom, colPassBg}, {mediumRiskFrom, highRiskFrom, colWarnBg}, {highRiskFrom, 100, colFailBg}}
+	}{{0, medium, colPassBg}, {medium, high, colWarnBg}, {high, 100, colFailBg}}
 	for _, b := range bands {
 		r.fill(b.c)
 		r.pdf.RectFromUpperLeftWithStyle(gx+gw*b.from/100, gy, gw*(b.to-b.from)/100, gh, "F")
@@ -382,8 +361,8 @@ func (r *reportWriter) riskSection() {
 	r.font(false, 7)
 	r.color(colMuted)
 	r.text(gx, gy+gh+3, "0")
-	r.text(gx+gw*mediumRiskFrom/100-4, gy+gh+3, fmt.Sprint(mediumRiskFrom))
-	r.text(gx+gw*highRiskFrom/100-4, gy+gh+3, fmt.Sprint(highRiskFrom))
+	r.text(gx+gw*medium/100-4, gy+gh+3, fmt.Sprint(medium))
+	r.text(gx+gw*high/100-4, gy+gh+3, fmt.Sprint(high))
 	r.text(gx+gw-12, gy+gh+3, "100")
 	r.y += 56
 	r.font(true, bodySize)
@@ -400,7 +379,7 @@ func (r *reportWriter) riskSection() {
 }
 
 func (r *reportWriter) reviewSection() {
-	rr, err := r.d.analysis.ExtractedData.ReviewResult()
+	rr, err := r.d.Analysis.ExtractedData.ReviewResult()
 	if err != nil || rr == nil {
 		return
 	}
@@ -490,7 +469,7 @@ func (r *reportWriter) table(cols []column, rows [][]cell) {
 }
 
 func (r *reportWriter) findingsSection() {
-	fs := append([]profilesvc.Finding(nil), r.d.analysis.Findings...)
+	fs := append([]profilesvc.Finding(nil), r.d.Analysis.Findings...)
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].SortOrder < fs[j].SortOrder })
 	r.heading(r.l.findings)
 	if len(fs) == 0 {
@@ -505,7 +484,7 @@ func (r *reportWriter) findingsSection() {
 }
 
 func (r *reportWriter) recommendationsSection() {
-	recs := append([]profilesvc.Recommendation(nil), r.d.analysis.Recommendations...)
+	recs := append([]profilesvc.Recommendation(nil), r.d.Analysis.Recommendations...)
 	sort.SliceStable(recs, func(i, j int) bool {
 		if recs[i].Priority != recs[j].Priority {
 			return recs[i].Priority < recs[j].Priority
@@ -524,7 +503,7 @@ func (r *reportWriter) recommendationsSection() {
 }
 
 func (r *reportWriter) extractedSection() {
-	ed := r.d.analysis.ExtractedData
+	ed := r.d.Analysis.ExtractedData
 	values, err := ed.ExtractedValues()
 	if err != nil || len(values) == 0 {
 		return
@@ -552,7 +531,7 @@ func (r *reportWriter) extractedSection() {
 }
 
 func (r *reportWriter) validationsSection() {
-	dv, err := r.d.analysis.ExtractedData.DocumentValidations()
+	dv, err := r.d.Analysis.ExtractedData.DocumentValidations()
 	if err != nil || len(dv) == 0 {
 		return
 	}
@@ -570,7 +549,7 @@ func (r *reportWriter) validationsSection() {
 }
 
 func (r *reportWriter) auditSection() {
-	log := r.d.analysis.AgentAuditLog
+	log := r.d.Analysis.AgentAuditLog
 	if len(log) == 0 {
 		return
 	}
@@ -601,7 +580,7 @@ func (r *reportWriter) appendix() {
 	blocks := []struct {
 		title string
 		v     any
-	}{{r.l.rawExtracted, json.RawMessage(r.d.analysis.ExtractedData)}, {r.l.rawActions, r.d.analysis.RawActionResults}}
+	}{{r.l.rawExtracted, json.RawMessage(r.d.Analysis.ExtractedData)}, {r.l.rawActions, r.d.Analysis.RawActionResults}}
 	for _, b := range blocks {
 		r.ensure(30)
 		r.font(true, 10)
@@ -657,9 +636,9 @@ func (r *reportWriter) footers() {
 		r.pdf.Line(marginX, pageH-marginBottom+18, marginX+contentW, pageH-marginBottom+18)
 		r.font(false, 7.5)
 		r.color(colMuted)
-		r.text(marginX, pageH-marginBottom+24, fmt.Sprintf("%s · %s", r.l.footer, r.d.analysis.ID))
+		r.text(marginX, pageH-marginBottom+24, fmt.Sprintf("%s · %s", r.l.footer, r.d.Analysis.ID))
 		pg := fmt.Sprintf("%s %d %s %d", r.l.page, i, r.l.of, n)
-		if r.d.locale == "ko" {
+		if r.d.Locale == "ko" {
 			pg = fmt.Sprintf("%d / %d %s", i, n, r.l.page)
 		}
 		w, _ := r.pdf.MeasureTextWidth(pg)
@@ -672,13 +651,30 @@ func (r *reportWriter) footers() {
 // report gets its own subset of them; the parsed data is only read.
 type reportFonts struct{ regular, bold *gopdf.FontContainer }
 
+// parsedFonts parses the fonts on first use; every later call, from any
+// goroutine, gets the same parsed data (or the same error).
+
 var parsedFonts = sync.OnceValues(func() (reportFonts, error) {
 	var regular, bold gopdf.FontContainer
-	if err := regular.AddTTFFontData(fontFamily, reportfont.Regular); err != nil {
+	if err := regular.AddTTFFontData(fontFamily, font.Regular); err != nil {
 		return reportFonts{}, fmt.Errorf("parsing the font: %w", err)
 	}
-	if err := bold.AddTTFFontDataWithOption(fontFamily, reportfont.Bold, gopdf.TtfOption{Style: gopdf.Bold}); err != nil {
+	if err := bold.AddTTFFontDataWithOption(fontFamily, font.Bold, gopdf.TtfOption{Style: gopdf.Bold}); err != nil {
 		return reportFonts{}, fmt.Errorf("parsing the bold font: %w", err)
 	}
 	return reportFonts{&regular, &bold}, nil
 })
+
+// sortedKeys returns a map's keys in order, for deterministic output.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// label turns a field or document key into words: "date_of_birth" shows as
+// "date of birth".
+func label(f string) string { return strings.ReplaceAll(f, "_", " ") }

@@ -1,0 +1,257 @@
+package report_test
+
+// Helpers of the report tests: the fixtures (analyses the mock server's
+// engine made, as report.Data in JSON under testdata, kept current by the
+// mock server's TestReportFixtures), rendering, and checks of a report's
+// pages and text. The text is read with ledongthuc/pdf, which decodes
+// gopdf's CID fonts through their ToUnicode maps (package pdftest).
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	lpdf "github.com/ledongthuc/pdf"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/internal/pdftest"
+	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
+)
+
+// fixture reads testdata/name: the report data of a completed analysis,
+// with neither locale nor raw data set.
+func fixture(t testing.TB, name string) report.Data {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	var d report.Data
+	require.NoError(t, json.Unmarshal(b, &d), "decoding %s", name)
+	a := &d.Analysis
+	require.Equal(t, profilesvc.AnalysisCompleted, a.Status, "%s: the analysis's status", name)
+	require.NotNil(t, a.CompletedAt, "%s: the analysis's completion time", name)
+	require.True(t, a.RiskAssessment != nil && len(a.Findings) > 0 && len(a.Recommendations) > 0,
+		"%s: the analysis needs a risk assessment, findings and recommendations", name)
+	return d
+}
+
+// variant is d in a locale, with or without raw data.
+func variant(d report.Data, locale string, raw bool) report.Data {
+	d.Locale, d.RawData = locale, raw
+	return d
+}
+
+// render renders a report and checks that it is a whole PDF.
+func render(t testing.TB, d report.Data) []byte {
+	t.Helper()
+	pdf, err := report.Render(d)
+	require.NoError(t, err, "Render")
+	if !bytes.HasPrefix(pdf, []byte("%PDF-1.")) || !bytes.Contains(pdf[max(0, len(pdf)-64):], []byte("%%EOF")) {
+		t.Fatalf("the report is not a whole PDF: %d bytes starting %q", len(pdf), pdf[:min(16, len(pdf))])
+	}
+	return pdf
+}
+
+// wantText checks that the normalised text holds each of want.
+func wantText(t *testing.T, text string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, pdftest.Norm(w)) {
+			t.Errorf("the report's text lacks %q", w)
+		}
+	}
+}
+
+// noText checks that the normalised text holds none of unwanted.
+func noText(t *testing.T, text string, unwanted ...string) {
+	t.Helper()
+	for _, w := range unwanted {
+		if strings.Contains(text, w) {
+			t.Errorf("the report's text has %q, which it should not", w)
+		}
+	}
+}
+
+// wantA4 checks every page's size.
+func wantA4(t *testing.T, ctx *model.Context) {
+	t.Helper()
+	dims, err := ctx.PageDims()
+	require.NoError(t, err, "page dimensions")
+	require.Len(t, dims, ctx.PageCount, "page dimensions, one a page")
+	for i, d := range dims {
+		if d.Width != 595 || d.Height != 842 {
+			t.Errorf("page %d is %vx%v points, want A4 595x842", i+1, d.Width, d.Height)
+		}
+	}
+}
+
+// footer is the page-number footer of page i of n.
+func footer(locale string, i, n int) string {
+	if locale == "ko" {
+		return fmt.Sprintf("%d / %d 페이지", i, n)
+	}
+	return fmt.Sprintf("Page %d of %d", i, n)
+}
+
+// wantFooters checks that every page carries its own page number, and
+// only its own.
+func wantFooters(t *testing.T, pages []string, locale string) {
+	t.Helper()
+	n := len(pages)
+	for i, p := range pages {
+		p = " " + pdftest.Norm(p) + " "
+		if !strings.Contains(p, " "+footer(locale, i+1, n)+" ") {
+			t.Errorf("page %d lacks its footer %q; its text ends %q", i+1, footer(locale, i+1, n), p[max(0, len(p)-160):])
+		}
+		for j := 1; j <= n; j++ {
+			if j != i+1 && strings.Contains(p, " "+footer(locale, j, n)+" ") {
+				t.Errorf("page %d carries the footer of page %d", i+1, j)
+			}
+		}
+	}
+}
+
+// wantOnPage checks that every glyph starts inside the page.
+func wantOnPage(t *testing.T, pdf []byte) {
+	t.Helper()
+	r, err := lpdf.NewReader(bytes.NewReader(pdf), int64(len(pdf)))
+	require.NoError(t, err, "ledongthuc/pdf")
+	for i := 1; i <= r.NumPage(); i++ {
+		for _, tx := range r.Page(i).Content().Text {
+			if tx.X < 0 || tx.X >= 595 || tx.Y < 0 || tx.Y > 842 {
+				t.Errorf("page %d: %q is drawn at (%.1f, %.1f), off the page", i, tx.S, tx.X, tx.Y)
+				return
+			}
+		}
+	}
+}
+
+// firstDiff is the offset of the first byte where a and b differ.
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// locale is what a locale's report must say.
+type locale struct {
+	name      string
+	labels    []string          // section labels
+	levels    map[string]string // risk level words
+	riskLevel string            // the badge's label
+	appendix  string            // title of the raw-data appendix
+	dateOf    func(time.Time) string
+	foreign   []string // labels of the other locale, which must not appear
+}
+
+var locales = []locale{
+	{
+		name:      "en",
+		labels:    []string{"Document Analysis Report", "Risk assessment", "Review result", "Findings", "Recommendations", "Extracted values", "Document validations", "Audit trail"},
+		levels:    map[string]string{"low": "Low", "medium": "Medium", "high": "High"},
+		riskLevel: "Risk level",
+		appendix:  "Appendix: raw data",
+		dateOf:    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
+		foreign:   []string{"위험 평가", "검사 결과", "권고 사항", "감사 기록", "페이지"},
+	},
+	{
+		name:      "ko",
+		labels:    []string{"문서 분석 보고서", "위험 평가", "검토 결과", "검사 결과", "권고 사항", "추출된 값", "문서 유효성", "감사 기록"},
+		levels:    map[string]string{"low": "낮음", "medium": "보통", "high": "높음"},
+		riskLevel: "위험 수준",
+		appendix:  "부록: 원시 데이터",
+		dateOf: func(t time.Time) string {
+			t = t.UTC()
+			return fmt.Sprintf("%d년 %d월 %d일 %02d:%02d UTC", t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute())
+		},
+		foreign: []string{"Risk assessment", "Findings", "Recommendations", "Audit trail", "Page 1 of"},
+	},
+}
+
+// words is filler text of n words.
+func words(seed, n int) string {
+	list := []string{"document", "verification", "address", "mismatch", "registry", "expired", "consistent", "statement",
+		"passport", "income", "employer", "signature", "reviewer", "evidence", "holder", "issuing"}
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(list[(seed*7+i*3)%len(list)])
+	}
+	return b.String()
+}
+
+// longAnalysis makes a far longer than a page: 60 findings with long
+// details, 40 recommendations, 60 audit entries and extracted data of
+// several kilobytes.
+func longAnalysis(t testing.TB, a profilesvc.Analysis) profilesvc.Analysis {
+	t.Helper()
+	a.Findings, a.AgentAuditLog, a.Recommendations = nil, nil, nil
+	a.RawActionResults = map[string]profilesvc.RawActionResult{}
+	results := []profilesvc.FindingResult{profilesvc.FindingPassed, profilesvc.FindingWarning, profilesvc.FindingFailed}
+	for i := 0; i < 60; i++ {
+		details := fmt.Sprintf("Finding %02d: %s.", i, words(i, 18+i%12))
+		if i == 17 {
+			// One token wider than the column: it must be broken, not
+			// drawn past the page.
+			details += " " + strings.Repeat("UNBROKEN", 40)
+		}
+		a.Findings = append(a.Findings, profilesvc.Finding{
+			Category: fmt.Sprintf("long_check_%02d", i), Result: results[i%3], Details: details, SortOrder: i + 1,
+		})
+		a.AgentAuditLog = append(a.AgentAuditLog, profilesvc.AuditLogEntry{
+			WorkID: i + 1, ActionName: fmt.Sprintf("long_check_%02d", i), Category: "Data Consistency",
+			Query: "q", Reasoning: words(i, 6), Success: true, Iteration: 1, DurationMs: int64(100 + i),
+			VerificationStatus: profilesvc.StepPassed, TargetItemIDs: []string{},
+		})
+		a.RawActionResults[fmt.Sprintf("long_check_%02d", i)] = profilesvc.RawActionResult{
+			Answer: words(i+1, 8), WorkID: i + 1, CitationsCount: i % 4, VerificationStatus: profilesvc.StepPassed,
+		}
+	}
+	for i := 0; i < 40; i++ {
+		a.Recommendations = append(a.Recommendations, profilesvc.Recommendation{
+			Content: fmt.Sprintf("Recommendation %02d: %s.", i, words(i+3, 14)), Priority: 1 + i%3, SortOrder: i + 1,
+		})
+	}
+	values := map[string]any{}
+	judgements := map[string]any{"overall_consistency_result": "fail", "overall_consistency_reason": words(5, 30)}
+	validations := map[string]any{}
+	for i := 0; i < 12; i++ {
+		k := fmt.Sprintf("field_%02d", i)
+		values[k] = words(i, 6)
+		judgements[k+"_check_result"] = []string{"pass", "fail", "needs_review", "unverifiable"}[i%4]
+		judgements[k+"_check_reason"] = words(i, 8)
+		validations[fmt.Sprintf("document_%02d_is_valid", i)] = i%2 == 0
+		validations[fmt.Sprintf("document_%02d_is_valid_reason", i)] = words(i, 6)
+	}
+	notes := make([]string, 20)
+	for i := range notes {
+		notes[i] = fmt.Sprintf("note %02d: %s", i, words(i, 12))
+	}
+	ed := map[string]any{
+		"request_id":           a.ProfileID,
+		"extracted_values":     values,
+		"category_judgements":  judgements,
+		"document_validations": validations,
+		"review_result": map[string]any{"final_action": "reject", "final_risk_level": "high",
+			"final_action_reason": words(1, 20), "final_risk_level_reason": words(2, 20)},
+		"reviewer_notes":  notes,
+		"zz_last_key_end": "the very end of the extracted data",
+	}
+	b, err := json.Marshal(ed)
+	require.NoError(t, err)
+	a.ExtractedData = b
+	a.RiskAssessment = &profilesvc.RiskAssessment{RiskLevel: profilesvc.RiskHigh, RiskScore: 100,
+		RiskFactors: []string{"failed: long_check_02", "failed: long_check_05", "warning: long_check_01"}}
+	return a
+}
