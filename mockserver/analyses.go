@@ -259,15 +259,21 @@ func (t *Tenant) longPoll(w http.ResponseWriter, r *http.Request, id string, tim
 		}
 		select {
 		case <-changed:
-		case <-expired:
-			writeRawJSON(w, http.StatusOK, body)
-			return nil
+			continue
 		case <-r.Context().Done():
 			return nil
+		case <-expired:
 		case <-t.srv.closing:
-			writeRawJSON(w, http.StatusOK, body)
-			return nil
 		}
+		// The analysis as it stands now: a change that came with the
+		// timeout (a fake clock moves both at once) is not left out.
+		t.mu.Lock()
+		if rec := t.st.analyses[id]; rec != nil {
+			body = rec.encodedLocked()
+		}
+		t.mu.Unlock()
+		writeRawJSON(w, http.StatusOK, body)
+		return nil
 	}
 }
 

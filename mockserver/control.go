@@ -130,21 +130,28 @@ func (t *Tenant) handleSetVerification(w http.ResponseWriter, r *http.Request) *
 }
 
 func (t *Tenant) handleListFaults(w http.ResponseWriter, r *http.Request) *apiError {
-	writeJSON(w, http.StatusOK, map[string]any{"items": t.Faults()})
+	faults := t.Faults()
+	items := make([]faultJSON, len(faults))
+	for i, f := range faults {
+		items[i] = faultToJSON(f)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"items": items})
 	return nil
 }
 
 func (t *Tenant) handleAddFault(w http.ResponseWriter, r *http.Request) *apiError {
-	var f Fault
-	if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &f); e != nil {
+	var j faultJSON
+	if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &j); e != nil {
 		return e
 	}
-	f.ID = ""
-	added, err := t.faults.add(f)
+	f, err := j.fault()
+	if err == nil {
+		f, err = t.faults.add(f)
+	}
 	if err != nil {
 		return validation("%s", err.Error())
 	}
-	writeJSON(w, http.StatusCreated, added)
+	writeJSON(w, http.StatusCreated, faultToJSON(f))
 	return nil
 }
 

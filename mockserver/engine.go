@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"sort"
 	"strings"
@@ -144,7 +145,7 @@ func (t *Tenant) StartProcessing(analysisID string) error {
 		return analysisNotFound(analysisID)
 	}
 	if rec.a.Status != profilesvc.AnalysisPending {
-		return errorf(409, "ANALYSIS_NOT_PENDING", "analysis %q is %s, not pending", analysisID, rec.a.Status)
+		return errorf(http.StatusConflict, codeAnalysisNotPending, "analysis %q is %s, not pending", analysisID, rec.a.Status)
 	}
 	rec.a.Status = profilesvc.AnalysisProcessing
 	rec.notifyLocked()
@@ -177,7 +178,7 @@ func (t *Tenant) finish(analysisID string, failMsg *string) error {
 	}
 	if rec.a.Status.IsTerminal() {
 		t.mu.Unlock()
-		return errorf(409, "ANALYSIS_FINISHED", "analysis %q has already %s", analysisID, rec.a.Status)
+		return errorf(http.StatusConflict, codeAnalysisFinished, "analysis %q has already %s", analysisID, rec.a.Status)
 	}
 	in := rec.input
 	in.AnalysisID = analysisID

@@ -10,44 +10,86 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/profilesvc/profilesvc-go"
 )
 
 // Fault is an injected failure: the requests it matches get its answer, its
 // delay or a dropped connection instead of (or, for a delay alone, before)
-// the real answer. Faults let clients test their retry code.
+// the real answer. Faults let clients test their retry code. The control
+// API, POST /_mock/faults, takes the same fields in JSON, with the waits
+// as retryAfterSeconds and delayMs.
 type Fault struct {
 	// ID is set by InjectFault.
-	ID string `json:"id"`
+	ID string
 	// Method matches the request's method; empty matches any.
-	Method string `json:"method,omitempty"`
+	Method string
 	// Path matches the request's path with path.Match ("*" matches one
 	// segment: "/v1/analyses/*"); empty matches any.
-	Path string `json:"path,omitempty"`
+	Path string
 	// Status, if set, is the answer: the service's error body with Code
 	// (default from the status) and Message.
-	Status  int    `json:"status,omitempty"`
-	Code    string `json:"code,omitempty"`
-	Message string `json:"message,omitempty"`
+	Status  int
+	Code    string
+	Message string
 	// RetryAfter, if set, is sent as the Retry-After header, in whole
-	// seconds.
-	RetryAfter time.Duration `json:"-"`
-	// Delay holds the request this long before answering.
-	Delay time.Duration `json:"-"`
+	// seconds (rounded up).
+	RetryAfter time.Duration
+	// Delay holds the request this long, on the server's clock, before
+	// answering: a FakeClock must be advanced past it.
+	Delay time.Duration
 	// Drop closes the connection without answering.
-	Drop bool `json:"drop,omitempty"`
+	Drop bool
 	// Times is how many matching requests the fault applies to; 0 means
 	// all of them until it is removed.
-	Times int `json:"times,omitempty"`
+	Times int
 	// Probability, between 0 and 1, applies the fault to that fraction of
 	// the matching requests (drawn per request; see WithFaultSeed); 0
 	// means every one.
-	Probability float64 `json:"probability,omitempty"`
-
-	// RetryAfterSeconds and DelayMs are the JSON forms of RetryAfter and
-	// Delay, for the /_mock/faults API.
-	RetryAfterSeconds int `json:"retryAfterSeconds,omitempty"`
-	DelayMs           int `json:"delayMs,omitempty"`
+	Probability float64
 }
+
+// faultJSON is the JSON form of a Fault, in the control API.
+type faultJSON struct {
+	ID                string  `json:"id"`
+	Method            string  `json:"method,omitempty"`
+	Path              string  `json:"path,omitempty"`
+	Status            int     `json:"status,omitempty"`
+	Code              string  `json:"code,omitempty"`
+	Message           string  `json:"message,omitempty"`
+	RetryAfterSeconds int     `json:"retryAfterSeconds,omitempty"`
+	DelayMs           int     `json:"delayMs,omitempty"`
+	Drop              bool    `json:"drop,omitempty"`
+	Times             int     `json:"times,omitempty"`
+	Probability       float64 `json:"probability,omitempty"`
+}
+
+// fault checks the JSON form's waits and returns the Go form.
+func (j faultJSON) fault() (Fault, error) {
+	switch {
+	case j.RetryAfterSeconds < 0 || j.RetryAfterSeconds > int(maxFaultRetryAfter/time.Second):
+		return Fault{}, fmt.Errorf("field \"retryAfterSeconds\" must be 0 to %d, got %d", int(maxFaultRetryAfter/time.Second), j.RetryAfterSeconds)
+	case j.DelayMs < 0 || j.DelayMs > int(maxFaultDelay/time.Millisecond):
+		return Fault{}, fmt.Errorf("field \"delayMs\" must be 0 to %d, got %d", int(maxFaultDelay/time.Millisecond), j.DelayMs)
+	}
+	return Fault{
+		Method: j.Method, Path: j.Path, Status: j.Status, Code: j.Code, Message: j.Message,
+		RetryAfter: time.Duration(j.RetryAfterSeconds) * time.Second, Delay: time.Duration(j.DelayMs) * time.Millisecond,
+		Drop: j.Drop, Times: j.Times, Probability: j.Probability,
+	}, nil
+}
+
+// faultToJSON returns the JSON form of a fault.
+func faultToJSON(f Fault) faultJSON {
+	return faultJSON{
+		ID: f.ID, Method: f.Method, Path: f.Path, Status: f.Status, Code: f.Code, Message: f.Message,
+		RetryAfterSeconds: f.retryAfterSeconds(), DelayMs: int(f.Delay / time.Millisecond),
+		Drop: f.Drop, Times: f.Times, Probability: f.Probability,
+	}
+}
+
+// retryAfterSeconds is the Retry-After of the fault's answer.
+func (f *Fault) retryAfterSeconds() int { return int((f.RetryAfter + time.Second - 1) / time.Second) }
 
 // Bounds of a fault's waits.
 const (
@@ -55,25 +97,15 @@ const (
 	maxFaultDelay      = 10 * time.Minute
 )
 
+// normalize checks a fault and fills its defaults. Its messages name the
+// JSON fields, which the control API reports.
 func (f *Fault) normalize() error {
 	switch {
-	case f.RetryAfterSeconds < 0 || f.RetryAfterSeconds > int(maxFaultRetryAfter/time.Second):
-		return fmt.Errorf("field \"retryAfterSeconds\" must be 0 to %d, got %d", int(maxFaultRetryAfter/time.Second), f.RetryAfterSeconds)
-	case f.DelayMs < 0 || f.DelayMs > int(maxFaultDelay/time.Millisecond):
-		return fmt.Errorf("field \"delayMs\" must be 0 to %d, got %d", int(maxFaultDelay/time.Millisecond), f.DelayMs)
 	case f.RetryAfter < 0 || f.RetryAfter > maxFaultRetryAfter:
 		return fmt.Errorf("the fault's RetryAfter must be 0 to %v, got %v", maxFaultRetryAfter, f.RetryAfter)
 	case f.Delay < 0 || f.Delay > maxFaultDelay:
 		return fmt.Errorf("the fault's Delay must be 0 to %v, got %v", maxFaultDelay, f.Delay)
 	}
-	if f.RetryAfter == 0 && f.RetryAfterSeconds > 0 {
-		f.RetryAfter = time.Duration(f.RetryAfterSeconds) * time.Second
-	}
-	if f.Delay == 0 && f.DelayMs > 0 {
-		f.Delay = time.Duration(f.DelayMs) * time.Millisecond
-	}
-	f.RetryAfterSeconds = int((f.RetryAfter + time.Second - 1) / time.Second)
-	f.DelayMs = int(f.Delay / time.Millisecond)
 	f.Method = strings.ToUpper(f.Method)
 	switch {
 	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
@@ -104,20 +136,20 @@ func (f *Fault) normalize() error {
 func defaultCode(status int) string {
 	switch status {
 	case 400:
-		return "VALIDATION_ERROR"
+		return profilesvc.CodeValidation
 	case 401:
-		return "UNAUTHORIZED"
+		return profilesvc.CodeUnauthorized
 	case 404:
-		return "NOT_FOUND"
+		return profilesvc.CodeNotFound
 	case 409:
-		return "CONFLICT"
+		return codeConflict
 	case 429:
-		return "RATE_LIMITED"
+		return profilesvc.CodeRateLimited
 	case 503:
-		return "SERVICE_UNAVAILABLE"
+		return profilesvc.CodeServiceUnavailable
 	}
 	if status >= 500 {
-		return "INTERNAL_ERROR"
+		return profilesvc.CodeInternal
 	}
 	return strings.ToUpper(strings.ReplaceAll(http.StatusText(status), " ", "_"))
 }
@@ -225,15 +257,20 @@ func (fs *faultSet) match(method, p string) (Fault, bool) {
 	return Fault{}, false
 }
 
-// apply carries out a fault; it reports whether the request was answered
-// (or dropped), so that the real handler must not run.
+// applyFault carries out a fault; it reports whether the request was
+// answered (or dropped), so that the real handler must not run. A delay
+// runs on the server's clock.
 func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault) bool {
 	if f.Delay > 0 {
+		elapsed := make(chan struct{})
+		stop := s.clock.AfterFunc(f.Delay, func() { close(elapsed) })
 		select {
-		case <-time.After(f.Delay):
+		case <-elapsed:
 		case <-r.Context().Done():
+			stop()
 			return true
 		case <-s.closing:
+			stop()
 			return true
 		}
 	}
@@ -249,7 +286,7 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault) boo
 	case f.Status != 0:
 		e := &apiError{status: f.Status, code: f.Code, message: f.Message}
 		if f.RetryAfter > 0 {
-			e.retryAfter = strconv.Itoa(f.RetryAfterSeconds)
+			e.retryAfter = strconv.Itoa(f.retryAfterSeconds())
 		}
 		writeError(w, e)
 		return true

@@ -2354,13 +2354,20 @@ func TestKitControlFaults(t *testing.T) {
 
 	r := kCall(t, srv, "POST", "/_mock/faults", `{"method":"GET","path":"/v1/profiles/*","status":503,"code":"SERVICE_UNAVAILABLE","message":"try later","retryAfterSeconds":2,"times":1}`)
 	kWant(t, r, 201)
-	var f mockserver.Fault
+	// The JSON form of a fault.
+	type fault struct {
+		ID                string `json:"id"`
+		Status            int    `json:"status"`
+		Times             int    `json:"times"`
+		RetryAfterSeconds int    `json:"retryAfterSeconds"`
+	}
+	var f fault
 	kJSON(t, r, &f)
 	if f.ID == "" || f.Status != 503 || f.Times != 1 || f.RetryAfterSeconds != 2 {
 		t.Errorf("POST /_mock/faults answered %+v", f)
 	}
 	var list struct {
-		Items []mockserver.Fault `json:"items"`
+		Items []fault `json:"items"`
 	}
 	kJSON(t, kCall(t, srv, "GET", "/_mock/faults", nil), &list)
 	if len(list.Items) != 1 || list.Items[0].ID != f.ID {
