@@ -24,6 +24,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/reportfont"
 )
 
@@ -659,7 +660,7 @@ func TestPDFReportReplacesMissingCharacters(t *testing.T) {
 	}
 
 	analyzer := func(ctx context.Context, in AnalysisInput) (AnalysisResult, error) {
-		res, err := analyze(in)
+		res, err := engine.Default(ctx, in)
 		if err != nil {
 			return res, err
 		}
