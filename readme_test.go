@@ -139,6 +139,7 @@ var readmeImports = []struct{ path, use string }{
 	{"time", "time.Second"},
 	{"github.com/profilesvc/profilesvc-go", "profilesvc.NewClient"},
 	{"github.com/profilesvc/profilesvc-go/mockserver", "mockserver.New"},
+	{"github.com/profilesvc/profilesvc-go/mockserver/engine", "engine.Default"},
 }
 
 // TestReadmeGoCompiles compiles every Go block of the README, so that the

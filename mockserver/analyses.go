@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 )
 
 // maxAnalysesPerProfile is how many analyses a profile keeps; starting one
@@ -129,8 +130,8 @@ func (t *Tenant) startAnalysis(profileID string, itemIDs []string, options, clie
 	}
 	rec.input = t.analysisInputLocked(p, items, options, clientMetadata)
 	rec.duration = t.srv.cfg.analysisDuration
-	if d, ok := scriptedDuration(rec.input); ok {
-		rec.duration = d
+	if sc := engine.ParseScript(rec.input); sc.HasDuration {
+		rec.duration = sc.Duration
 	}
 	t.seq++
 	rec.seq = t.seq

@@ -2,66 +2,32 @@ package mockserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/docread"
 )
 
-// AnalysisInput is what an analysis runs over: the workflow, the profile
-// and the target items with the text read from them.
-type AnalysisInput struct {
-	AnalysisID     string
-	Profile        profilesvc.Profile
-	Workflow       Workflow
-	Items          []InputItem
-	Options        map[string]any
-	ClientMetadata map[string]any
-	// RequestedAt is when the analysis started: the reference date for
-	// checks such as expiry.
-	RequestedAt time.Time
-}
+// AnalysisInput is what an analysis runs over. It is engine.Input; see
+// package engine.
+type AnalysisInput = engine.Input
 
-// InputItem is one target item of an analysis.
-type InputItem struct {
-	ID       string
-	Name     string
-	Type     profilesvc.ItemType
-	Metadata map[string]any
-	// ContentType is the detected type of the bytes.
-	ContentType string
-	// Text is what the engine could read; Readable is false for images
-	// and other binaries.
-	Text     string
-	Readable bool
-	// Data is the original bytes.
-	Data []byte
-}
+// InputItem is one target item of an analysis. It is engine.Document; see
+// package engine.
+type InputItem = engine.Document
 
-// AnalysisResult is what an analysis yields. The server adds the IDs of
-// findings and recommendations, the timestamps and the report.
-type AnalysisResult struct {
-	RiskAssessment   profilesvc.RiskAssessment
-	ExtractedData    json.RawMessage
-	OutputSchema     json.RawMessage
-	ExtractionStatus map[string]profilesvc.ExtractionStatus
-	RawActionResults map[string]profilesvc.RawActionResult
-	AgentAuditLog    []profilesvc.AuditLogEntry
-	Findings         []profilesvc.Finding
-	Recommendations  []profilesvc.Recommendation
-	SystemMetadata   profilesvc.SystemMetadata
-	ProcessingTimeMs int64
-}
+// AnalysisResult is what an analysis yields. It is engine.Result; see
+// package engine.
+type AnalysisResult = engine.Result
 
 // Analyzer runs an analysis. An error fails the analysis with the error's
-// text. See WithAnalyzer.
-type Analyzer func(ctx context.Context, in AnalysisInput) (AnalysisResult, error)
+// text. See WithAnalyzer. It is engine.Analyzer; engine.Default is the
+// default engine.
+type Analyzer = engine.Analyzer
 
 // analysisInputLocked gathers an analysis's input at its start, so that
 // later changes to the items do not change its result.
@@ -73,7 +39,7 @@ func (t *Tenant) analysisInputLocked(p *profileRec, items []*itemRec, options, c
 		RequestedAt:    t.now(),
 	}
 	if w := t.st.workflows[p.workflowID]; w != nil {
-		in.Workflow = w.clone()
+		in.Workflow = w.Clone()
 	}
 	// A workflow without a schema or a policy of its own runs with the
 	// default one's.
@@ -96,43 +62,6 @@ func (t *Tenant) analysisInputLocked(p *profileRec, items []*itemRec, options, c
 		})
 	}
 	return in
-}
-
-// magicPattern finds the scripted-outcome values in an item's name,
-// content or metadata: mock:fail=<message>, mock:risk=low|medium|high,
-// mock:duration=<Go duration>.
-var magicPattern = regexp.MustCompile(`mock:(fail|risk|duration)=([^\s"',;]+(?:[ \t][^\s"',;:=]+)*)`)
-
-// magic returns the first value of a scripted outcome in the input.
-func magic(in AnalysisInput, key string) (string, bool) {
-	for _, it := range in.Items {
-		hay := []string{it.Name, it.Text}
-		if len(it.Metadata) > 0 {
-			b, _ := json.Marshal(it.Metadata)
-			hay = append(hay, string(b))
-		}
-		for _, h := range hay {
-			for _, m := range magicPattern.FindAllStringSubmatch(h, -1) {
-				if m[1] == key {
-					return m[2], true
-				}
-			}
-		}
-	}
-	return "", false
-}
-
-// scriptedDuration reads mock:duration=<d>.
-func scriptedDuration(in AnalysisInput) (time.Duration, bool) {
-	v, ok := magic(in, "duration")
-	if !ok {
-		return 0, false
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 || d > time.Hour {
-		return 0, false
-	}
-	return d, true
 }
 
 // StartProcessing moves a pending analysis to processing. It is what the
@@ -188,12 +117,12 @@ func (t *Tenant) finish(analysisID string, failMsg *string) error {
 	var runErr error
 	if failMsg != nil {
 		runErr = fmt.Errorf("%s", *failMsg)
-	} else if msg, ok := magic(in, "fail"); ok {
+	} else if msg := engine.ParseScript(in).Fail; msg != "" {
 		runErr = fmt.Errorf("%s", msg)
 	} else if t.srv.cfg.analyzer != nil {
 		res, runErr = safeAnalyze(t.srv.cfg.analyzer, in)
 	} else {
-		res, runErr = analyze(in)
+		res, runErr = engine.Default(context.Background(), in)
 	}
 
 	t.mu.Lock()
@@ -218,7 +147,7 @@ func (t *Tenant) finish(analysisID string, failMsg *string) error {
 		rec.notifyLocked()
 		return nil
 	}
-	res.normalize()
+	res.Normalize()
 	if res.ProcessingTimeMs > 0 {
 		a.ProcessingTimeMs = res.ProcessingTimeMs
 	}
@@ -306,63 +235,5 @@ func (t *Tenant) stopTimers() {
 			stop()
 		}
 		rec.timers = nil
-	}
-}
-
-// sortedFields returns the keys of a JSON Schema's properties in order.
-func schemaProperties(schema json.RawMessage) (map[string]json.RawMessage, []string) {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	_ = json.Unmarshal(schema, &s)
-	keys := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return s.Properties, keys
-}
-
-// normalize gives every part of a result its empty value rather than null,
-// so that a completed analysis always has all of them, whatever analyzer
-// made it.
-func (r *AnalysisResult) normalize() {
-	if r.RiskAssessment.RiskFactors == nil {
-		r.RiskAssessment.RiskFactors = []string{}
-	}
-	if r.RiskAssessment.RiskLevel == "" {
-		r.RiskAssessment.RiskLevel = riskLevel(r.RiskAssessment.RiskScore)
-	}
-	if len(r.ExtractedData) == 0 || string(r.ExtractedData) == "null" {
-		r.ExtractedData = json.RawMessage("{}")
-	}
-	if len(r.OutputSchema) == 0 || string(r.OutputSchema) == "null" {
-		r.OutputSchema = json.RawMessage("{}")
-	}
-	if r.ExtractionStatus == nil {
-		r.ExtractionStatus = map[string]profilesvc.ExtractionStatus{}
-	}
-	if r.RawActionResults == nil {
-		r.RawActionResults = map[string]profilesvc.RawActionResult{}
-	}
-	if r.AgentAuditLog == nil {
-		r.AgentAuditLog = []profilesvc.AuditLogEntry{}
-	}
-	if r.Findings == nil {
-		r.Findings = []profilesvc.Finding{}
-	}
-	if r.Recommendations == nil {
-		r.Recommendations = []profilesvc.Recommendation{}
-	}
-	if r.SystemMetadata.CompletedWorkIDs == nil {
-		r.SystemMetadata.CompletedWorkIDs = []int{}
-	}
-	if r.SystemMetadata.WorkflowHistory == nil {
-		r.SystemMetadata.WorkflowHistory = []profilesvc.WorkflowHistoryEntry{}
-	}
-	for i := range r.AgentAuditLog {
-		if r.AgentAuditLog[i].TargetItemIDs == nil {
-			r.AgentAuditLog[i].TargetItemIDs = []string{}
-		}
 	}
 }

@@ -13,10 +13,10 @@ import (
 
 // AddWorkflow adds a workflow, or replaces the one with its ID.
 func (t *Tenant) AddWorkflow(w Workflow) error {
-	if err := w.validate(); err != nil {
+	if err := w.Validate(); err != nil {
 		return err
 	}
-	wc := w.clone()
+	wc := w.Clone()
 	t.mu.Lock()
 	t.st.workflows[wc.ID] = &wc
 	t.mu.Unlock()
@@ -29,7 +29,7 @@ func (t *Tenant) Workflows() []Workflow {
 	defer t.mu.Unlock()
 	out := make([]Workflow, 0, len(t.st.workflows))
 	for _, id := range sortedKeys(t.st.workflows) {
-		out = append(out, t.st.workflows[id].clone())
+		out = append(out, t.st.workflows[id].Clone())
 	}
 	return out
 }

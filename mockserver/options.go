@@ -62,7 +62,7 @@ func (c *config) validate() error {
 		return fmt.Errorf("nil clock")
 	}
 	for _, w := range c.workflows {
-		if err := w.validate(); err != nil {
+		if err := w.Validate(); err != nil {
 			return fmt.Errorf("workflow %s: %w", w.ID, err)
 		}
 	}
@@ -110,12 +110,12 @@ func WithWorkflows(ws ...Workflow) Option {
 			replaced := false
 			for i := range c.workflows {
 				if c.workflows[i].ID == w.ID {
-					c.workflows[i] = w.clone()
+					c.workflows[i] = w.Clone()
 					replaced = true
 				}
 			}
 			if !replaced {
-				c.workflows = append(c.workflows, w.clone())
+				c.workflows = append(c.workflows, w.Clone())
 			}
 		}
 	}
@@ -147,7 +147,8 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 
 // WithAnalyzer replaces the analysis engine for a test: fn receives the
 // analysis's input and returns its result, or an error that fails the
-// analysis with the error's text.
+// analysis with the error's text. fn may call engine.Default, the default
+// engine, and adjust its result.
 func WithAnalyzer(fn Analyzer) Option { return func(c *config) { c.analyzer = fn } }
 
 // allWorkflows returns the workflows a tenant starts with: the default one,

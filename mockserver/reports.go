@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
 
@@ -66,7 +67,7 @@ func (t *Tenant) report(id string, variant reportVariant) ([]byte, *apiError) {
 	}
 	data := report.Data{Analysis: rec.a, WorkflowID: rec.input.Workflow.ID, WorkflowName: rec.input.Workflow.Name,
 		ProfileName: rec.input.Profile.Name, Locale: variant.locale, RawData: variant.rawData,
-		MediumRiskFrom: mediumRiskFrom, HighRiskFrom: highRiskFrom}
+		MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom}
 	if p := t.st.profiles[rec.a.ProfileID]; p != nil {
 		data.ProfileName = p.name
 	}

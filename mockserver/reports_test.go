@@ -26,6 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
 
@@ -236,7 +237,7 @@ func pdfTNewFixtureOf(t *testing.T, profileName string, docs [][2]string, opts .
 func pdfTReportDataOf(f *pdfTFixture, locale string, raw bool) report.Data {
 	return report.Data{Analysis: *f.analysis, ProfileName: f.profile.Name, WorkflowID: DefaultWorkflowID,
 		WorkflowName: DefaultWorkflow().Name, Locale: locale, RawData: raw,
-		MediumRiskFrom: mediumRiskFrom, HighRiskFrom: highRiskFrom}
+		MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom}
 }
 
 // TestPDFReportVariants downloads the four variants of a real analysis's

@@ -114,10 +114,10 @@ func (t *Tenant) LoadSeed(s *Seed) error {
 
 func (t *Tenant) loadSeedLocked(s *Seed) error {
 	for _, w := range s.Workflows {
-		if err := w.validate(); err != nil {
+		if err := w.Validate(); err != nil {
 			return fmt.Errorf("workflow %q: %w", w.ID, err)
 		}
-		wc := w.clone()
+		wc := w.Clone()
 		t.st.workflows[w.ID] = &wc
 	}
 	for i, sp := range s.Profiles {

@@ -89,7 +89,7 @@ func newState(workflows []Workflow) *state {
 		analyses:  map[string]*analysisRec{},
 	}
 	for _, w := range workflows {
-		wc := w.clone()
+		wc := w.Clone()
 		s.workflows[wc.ID] = &wc
 	}
 	return s

@@ -1,69 +1,23 @@
 package mockserver
 
-import (
-	"encoding/json"
-	"fmt"
-	"strings"
-)
+import "github.com/profilesvc/profilesvc-go/mockserver/engine"
 
 // Workflow is a kind of review: it owns profiles, and its output schema and
-// policy shape the analyses of their documents.
-type Workflow struct {
-	// ID has the prefix "wf_".
-	ID string `json:"id"`
-	// Name is a human-readable name.
-	Name string `json:"name,omitempty"`
-	// OutputSchema is the JSON Schema of an analysis's extracted data. Its
-	// top-level properties are the fields the engine fills.
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	// Policy is the ordered list of actions an analysis runs.
-	Policy []PolicyAction `json:"policy,omitempty"`
-}
+// policy shape the analyses of their documents. It is engine.Workflow; see
+// package engine.
+type Workflow = engine.Workflow
 
-// PolicyAction is one step of a workflow's policy.
-type PolicyAction struct {
-	// ActionName names the action; findings and raw results are keyed by
-	// it.
-	ActionName string `json:"actionName"`
-	// Category is one of the interface document's categories, such as
-	// "Data Extraction" or "mcp".
-	Category string `json:"category"`
-	// Query is what the action asks of the documents.
-	Query string `json:"query"`
-}
+// PolicyAction is one step of a workflow's policy. It is
+// engine.PolicyAction; see package engine.
+type PolicyAction = engine.PolicyAction
 
-// DefaultWorkflowID is the workflow every server starts with.
-const DefaultWorkflowID = "wf_default"
+// DefaultWorkflowID is the workflow every server starts with. It is
+// engine.DefaultWorkflowID.
+const DefaultWorkflowID = engine.DefaultWorkflowID
 
-// validate checks a workflow before it is stored.
-func (w *Workflow) validate() error {
-	if !strings.HasPrefix(w.ID, "wf_") || len(w.ID) < 4 || len(w.ID) > 128 {
-		return fmt.Errorf("field \"id\" must start with \"wf_\" and be 4 to 128 characters, got %q", w.ID)
-	}
-	if len(w.OutputSchema) > 0 {
-		var schema map[string]any
-		if err := json.Unmarshal(w.OutputSchema, &schema); err != nil {
-			return fmt.Errorf("field \"outputSchema\" must be a JSON Schema object: %v", err)
-		}
-		if _, ok := schema["properties"].(map[string]any); !ok {
-			return fmt.Errorf("field \"outputSchema\" must have an object \"properties\"")
-		}
-	}
-	for i, a := range w.Policy {
-		if strings.TrimSpace(a.ActionName) == "" {
-			return fmt.Errorf("field \"policy[%d].actionName\" is required", i)
-		}
-		if strings.TrimSpace(a.Category) == "" {
-			return fmt.Errorf("field \"policy[%d].category\" is required", i)
-		}
-	}
-	return nil
-}
-
-// clone returns a deep copy, so that stored workflows are never shared
-// with callers.
-func (w Workflow) clone() Workflow {
-	w.OutputSchema = append(json.RawMessage(nil), w.OutputSchema...)
-	w.Policy = append([]PolicyAction(nil), w.Policy...)
-	return w
-}
+// DefaultWorkflow returns wf_default: an identity and financial document
+// review whose policy classifies the documents, extracts identity fields,
+// validates their formats and expiry, compares them across documents, looks
+// the document number up in a (simulated) registry and compiles a decision.
+// It is engine.DefaultWorkflow.
+func DefaultWorkflow() Workflow { return engine.DefaultWorkflow() }

@@ -1,4 +1,4 @@
-package mockserver
+package engine
 
 import "encoding/json"
 

@@ -1,0 +1,351 @@
+package engine
+
+import (
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/profilesvc/profilesvc-go"
+)
+
+// outcome is what one action found.
+type outcome struct {
+	result         profilesvc.FindingResult
+	details        string
+	reasoning      string
+	answer         string
+	citations      []profilesvc.Object // set for retrieval actions
+	tool           *profilesvc.MCPToolCall
+	recommendation string
+}
+
+// actions carries out a policy action by its category. An action of
+// another category runs as genericAction.
+var actions = map[string]func(*run, PolicyAction) outcome{
+	profilesvc.CategoryDocumentClassification: (*run).classifyDocuments,
+	profilesvc.CategoryDataExtraction:         (*run).extractData,
+	profilesvc.CategoryFormatValidation:       (*run).validateFormats,
+	profilesvc.CategoryStatusValidation:       (*run).checkExpiry,
+	profilesvc.CategoryDataConsistency:        (*run).checkConsistency,
+	profilesvc.CategoryMCP:                    (*run).lookUpRegistry,
+	profilesvc.CategoryDocumentProcessing:     (*run).compileReview,
+}
+
+// stepStatus is the verification status of an action's audit entry and
+// raw result, by its finding.
+var stepStatus = map[profilesvc.FindingResult]profilesvc.StepStatus{
+	profilesvc.FindingPassed:  profilesvc.StepPassed,
+	profilesvc.FindingWarning: profilesvc.StepNeedsReview,
+	profilesvc.FindingFailed:  profilesvc.StepFailed,
+}
+
+// runPolicy is the fourth step: it carries out each action of the
+// workflow's policy and records what it found in every part of the
+// result: the audit log, the workflow history, the raw results, the
+// findings and the recommendations.
+func (r *run) runPolicy() {
+	r.res = Result{
+		RawActionResults: map[string]profilesvc.RawActionResult{},
+		ExtractionStatus: map[string]profilesvc.ExtractionStatus{},
+	}
+	for i, act := range r.in.Workflow.Policy {
+		do, ok := actions[act.Category]
+		if !ok {
+			do = (*run).genericAction
+		}
+		r.record(i+1, act, do(r, act))
+	}
+	r.res.SystemMetadata.TotalIterations = 1
+	if r.res.SystemMetadata.CompletedWorkIDs == nil {
+		r.res.SystemMetadata.CompletedWorkIDs = []int{}
+	}
+}
+
+// record adds the outcome of the action of the given work ID to the
+// result.
+func (r *run) record(workID int, act PolicyAction, out outcome) {
+	res := &r.res
+	dur := stepDuration(act.ActionName, len(r.docs))
+	verification := stepStatus[out.result]
+	entry := profilesvc.AuditLogEntry{
+		WorkID: workID, ActionName: act.ActionName, Category: act.Category, Query: act.Query,
+		Reasoning: out.reasoning, Success: true, Iteration: 1, DurationMs: dur,
+		VerificationStatus: verification, TargetItemIDs: r.targets,
+	}
+	if out.citations != nil {
+		entry.RAGResponse = &profilesvc.RAGResponse{
+			Answer: out.answer, Citations: out.citations, ChunksSearched: r.chunkCount(),
+			ProcessingTimeMs: dur / 2,
+		}
+	}
+	if out.tool != nil {
+		entry.MCPToolCalls = []profilesvc.MCPToolCall{*out.tool}
+	}
+	res.AgentAuditLog = append(res.AgentAuditLog, entry)
+	res.SystemMetadata.WorkflowHistory = append(res.SystemMetadata.WorkflowHistory, profilesvc.WorkflowHistoryEntry{
+		WorkID: workID, ActionName: act.ActionName, Query: act.Query, Reason: out.reasoning, Success: true, Iteration: 1,
+	})
+	res.SystemMetadata.CompletedWorkIDs = append(res.SystemMetadata.CompletedWorkIDs, workID)
+	res.RawActionResults[act.ActionName] = profilesvc.RawActionResult{
+		Answer: out.answer, WorkID: workID, CitationsCount: len(out.citations), VerificationStatus: verification,
+	}
+	res.Findings = append(res.Findings, profilesvc.Finding{
+		Category: act.ActionName, Result: out.result, Details: out.details, SortOrder: workID,
+	})
+	res.ProcessingTimeMs += dur
+	switch out.result {
+	case profilesvc.FindingFailed:
+		r.failed = append(r.failed, act.ActionName)
+	case profilesvc.FindingWarning:
+		r.warned = append(r.warned, act.ActionName)
+	}
+	if out.recommendation != "" {
+		prio := 2
+		if out.result == profilesvc.FindingFailed {
+			prio = 1
+		}
+		res.Recommendations = append(res.Recommendations, profilesvc.Recommendation{Content: out.recommendation, Priority: prio})
+	}
+}
+
+// chunkCount is the number of passages of all the documents.
+func (r *run) chunkCount() int {
+	n := 0
+	for _, d := range r.docs {
+		n += len(d.chunks)
+	}
+	return n
+}
+
+// cite returns citations of the passages that hold the given fields'
+// values.
+func (r *run) cite(fields []string) []profilesvc.Object {
+	out := []profilesvc.Object{}
+	for _, d := range r.docs {
+		for _, c := range d.chunks {
+			for _, f := range fields {
+				v, ok := d.values[f]
+				if ok && strings.Contains(c.text, v) {
+					out = append(out, profilesvc.Object{
+						"itemId": d.item.ID, "chunkIndex": c.index, "start": c.start, "end": c.end,
+						"text": strings.TrimSpace(c.text), "field": f,
+					})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// stepDuration is a deterministic duration for an action, in
+// milliseconds.
+func stepDuration(action string, docs int) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(action))
+	return int64(180+h.Sum32()%420) + int64(60*docs)
+}
+
+// classifyDocuments (Document Classification) tells each document's type:
+// a warning for an unreadable or unrecognised one, a failure when the
+// schema asks for a document number and no identity document is among
+// them.
+func (r *run) classifyDocuments(PolicyAction) outcome {
+	var kinds, odd []string
+	for _, d := range r.docs {
+		kinds = append(kinds, fmt.Sprintf("%s: %s", d.item.Name, label(d.kind)))
+		if !d.item.Readable || d.kind == "document" {
+			odd = append(odd, d.item.Name)
+		}
+	}
+	o := outcome{result: profilesvc.FindingPassed, answer: strings.Join(kinds, "; ") + ".",
+		reasoning: "Read each document's title and wording to tell its type."}
+	o.details = fmt.Sprintf("%d documents classified: %s.", len(r.docs), strings.Join(kinds, "; "))
+	if len(odd) > 0 {
+		o.result = profilesvc.FindingWarning
+		o.details += " Not recognised or not readable: " + strings.Join(odd, ", ") + "."
+		o.recommendation = "Check by hand the documents that could not be classified: " + strings.Join(odd, ", ") + "."
+	}
+	if slices.Contains(r.fields, "document_number") && !r.hasIdentityDocument() {
+		o.result = profilesvc.FindingFailed
+		o.details += " No identity document (passport, driver's licence or national ID) was provided."
+		o.recommendation = "Ask the applicant for an identity document: a passport, a driver's licence or a national ID card."
+	}
+	return o
+}
+
+// extractData (Data Extraction) reads the schema's fields: a failure when
+// none could be read, a warning when a field a document's type requires is
+// shown by no document.
+func (r *run) extractData(PolicyAction) outcome {
+	var found []string
+	for _, f := range r.fields {
+		if r.shows(f) {
+			found = append(found, f)
+		}
+	}
+	o := outcome{result: profilesvc.FindingPassed, citations: r.cite(found),
+		reasoning: "Searched the documents for the schema's fields and read their values."}
+	o.answer = fmt.Sprintf("Extracted %d of %d fields: %s.", len(found), len(r.fields), labels(found))
+	o.details = o.answer
+	needed := r.requiredMissing()
+	switch {
+	case len(found) == 0:
+		o.result = profilesvc.FindingFailed
+		o.details = "No field of the schema could be read from the documents."
+		o.recommendation = "Ask for legible identity documents: none of the expected fields could be read."
+	case len(needed) > 0:
+		o.result = profilesvc.FindingWarning
+		o.details += " Missing required fields: " + labels(needed) + "."
+		o.recommendation = "Ask the applicant for a document that shows " + labels(needed) + "."
+	}
+	return o
+}
+
+// requiredMissing lists the required fields of the recognised documents
+// (of those the schema asks for) that no document shows.
+func (r *run) requiredMissing() []string {
+	need := map[string]bool{}
+	for _, d := range r.docs {
+		for _, f := range requiredFields[d.kind] {
+			if slices.Contains(r.fields, f) {
+				need[f] = true
+			}
+		}
+	}
+	var out []string
+	for _, f := range sortedKeys(need) {
+		if !r.shows(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+var docNumberPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 -]{3,24}[A-Za-z0-9]$`)
+
+// validateFormats (Format Validation) fails on a date that does not parse
+// or a malformed document number.
+func (r *run) validateFormats(PolicyAction) outcome {
+	var bad []string
+	for _, d := range r.docs {
+		for f, v := range d.values {
+			if strings.Contains(f, "date") {
+				if _, ok := parseDate(v); !ok {
+					bad = append(bad, fmt.Sprintf("%s in %s (%q)", label(f), d.item.Name, v))
+				}
+			}
+			if f == "document_number" && !docNumberPattern.MatchString(v) {
+				bad = append(bad, fmt.Sprintf("document number in %s (%q)", d.item.Name, v))
+			}
+		}
+	}
+	slices.Sort(bad)
+	o := outcome{result: profilesvc.FindingPassed, reasoning: "Parsed every date and checked the document numbers' form.",
+		answer: "Every date and document number is well formed.", details: "Every date and document number is well formed."}
+	if len(bad) > 0 {
+		o.result = profilesvc.FindingFailed
+		o.answer = "Malformed values: " + strings.Join(bad, "; ") + "."
+		o.details = o.answer
+		o.recommendation = "Correct or re-submit the malformed values: " + strings.Join(bad, "; ") + "."
+	}
+	return o
+}
+
+// checkExpiry (Status Validation) fails on an expired document.
+func (r *run) checkExpiry(PolicyAction) outcome {
+	o := outcome{result: profilesvc.FindingPassed, reasoning: "Compared each expiry date with the date of the analysis.",
+		answer: "No document has expired.", details: "No document has expired as of " + r.in.RequestedAt.Format(time.DateOnly) + "."}
+	if len(r.expired) > 0 {
+		o.result = profilesvc.FindingFailed
+		o.answer = "Expired: " + strings.Join(r.expired, ", ") + "."
+		o.details = o.answer
+		o.recommendation = "Ask for a current replacement of the expired document: " + strings.Join(r.expired, ", ") + "."
+	}
+	return o
+}
+
+// checkConsistency (Data Consistency) fails on a value the documents
+// disagree on and warns of a value only one document shows.
+func (r *run) checkConsistency(PolicyAction) outcome {
+	cited := append(append([]string{}, r.fails...), r.reviews...)
+	if len(cited) == 0 {
+		cited = r.fields
+	}
+	o := outcome{result: profilesvc.FindingPassed, citations: r.cite(cited),
+		reasoning: "Compared each extracted value across the documents that show it.",
+		answer:    "The documents agree on every value they share.", details: "The documents agree on every value they share."}
+	var single []string
+	for _, f := range r.reviews {
+		if r.shows(f) {
+			single = append(single, f)
+		}
+	}
+	switch {
+	case len(r.fails) > 0:
+		o.result = profilesvc.FindingFailed
+		o.answer = "The documents disagree on " + labels(r.fails) + "."
+		o.details = o.answer
+		o.recommendation = "Resolve the mismatch in " + labels(r.fails) + " with the applicant before going further."
+	case len(single) > 0:
+		o.result = profilesvc.FindingWarning
+		o.answer = "Shown by one document only: " + labels(single) + "."
+		o.details = o.answer
+		o.recommendation = "Confirm " + labels(single) + " with a second document."
+	}
+	return o
+}
+
+// lookUpRegistry (mcp) calls a simulated registry tool with the first
+// document number: passed when there is one, a warning with retrieval
+// fallback when there is none.
+func (r *run) lookUpRegistry(act PolicyAction) outcome {
+	number := ""
+	for _, d := range r.docs {
+		if v, ok := d.values["document_number"]; ok {
+			number = v
+			break
+		}
+	}
+	call := &profilesvc.MCPToolCall{
+		ToolName: "document_registry.lookup", EngineCode: "REGISTRY_SIM", EngineName: "Simulated document registry",
+		Params: profilesvc.Object{"documentNumber": number}, ExecutionTimeMs: stepDuration(act.ActionName, 0) / 3,
+		SelectionReason: "The policy asks for a registry check of the document number.",
+	}
+	o := outcome{reasoning: "Called the registry tool with the extracted document number.", tool: call}
+	if number == "" {
+		call.Success = false
+		call.FallbackToRAG = true
+		call.RawContent = profilesvc.Object{"status": "skipped", "reason": "no document number"}
+		o.result = profilesvc.FindingWarning
+		o.answer = "No document number to look up; fell back to reading the documents."
+		o.details = o.answer
+		o.citations = r.cite([]string{"full_name"})
+		o.recommendation = "Verify the applicant's identity document with the issuing authority by hand."
+		return o
+	}
+	call.Success = true
+	call.RawContent = profilesvc.Object{"status": "found", "documentNumber": number, "registry": "simulated"}
+	o.result = profilesvc.FindingPassed
+	o.answer = fmt.Sprintf("Document %s is on record with the (simulated) registry.", number)
+	o.details = o.answer
+	return o
+}
+
+// compileReview (Document Processing) gathers the earlier findings; it
+// always passes.
+func (r *run) compileReview(PolicyAction) outcome {
+	return outcome{result: profilesvc.FindingPassed, reasoning: "Gathered the findings of the earlier steps.",
+		answer:  fmt.Sprintf("Reviewed %d documents.", len(r.docs)),
+		details: fmt.Sprintf("Reviewed %d documents and compiled the decision.", len(r.docs))}
+}
+
+// genericAction runs an action of a category the engine does not know: it
+// passes.
+func (r *run) genericAction(act PolicyAction) outcome {
+	return outcome{result: profilesvc.FindingPassed, reasoning: "Ran the action over the documents.",
+		answer: "Done.", details: fmt.Sprintf("%s ran over %d documents.", act.ActionName, len(r.docs))}
+}

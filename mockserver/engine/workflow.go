@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Workflow is a kind of review: it owns profiles, and its output schema and
+// policy shape the analyses of their documents.
+type Workflow struct {
+	// ID has the prefix "wf_".
+	ID string `json:"id"`
+	// Name is a human-readable name.
+	Name string `json:"name,omitempty"`
+	// OutputSchema is the JSON Schema of an analysis's extracted data. Its
+	// top-level properties are the fields the engine fills.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Policy is the ordered list of actions an analysis runs.
+	Policy []PolicyAction `json:"policy,omitempty"`
+}
+
+// PolicyAction is one step of a workflow's policy.
+type PolicyAction struct {
+	// ActionName names the action; findings and raw results are keyed by
+	// it.
+	ActionName string `json:"actionName"`
+	// Category is one of the interface document's categories, such as
+	// "Data Extraction" or "mcp".
+	Category string `json:"category"`
+	// Query is what the action asks of the documents.
+	Query string `json:"query"`
+}
+
+// DefaultWorkflowID is the workflow every mock server starts with.
+const DefaultWorkflowID = "wf_default"
+
+// Validate reports what makes w unfit to be stored, or nil: the ID must
+// start with "wf_" and be 4 to 128 characters, an output schema must be a
+// JSON object with an object "properties", and every policy action needs
+// a name and a category. Its messages name the field at fault.
+func (w Workflow) Validate() error {
+	if !strings.HasPrefix(w.ID, "wf_") || len(w.ID) < 4 || len(w.ID) > 128 {
+		return fmt.Errorf("field \"id\" must start with \"wf_\" and be 4 to 128 characters, got %q", w.ID)
+	}
+	if len(w.OutputSchema) > 0 {
+		var schema map[string]any
+		if err := json.Unmarshal(w.OutputSchema, &schema); err != nil {
+			return fmt.Errorf("field \"outputSchema\" must be a JSON Schema object: %v", err)
+		}
+		if _, ok := schema["properties"].(map[string]any); !ok {
+			return fmt.Errorf("field \"outputSchema\" must have an object \"properties\"")
+		}
+	}
+	for i, a := range w.Policy {
+		if strings.TrimSpace(a.ActionName) == "" {
+			return fmt.Errorf("field \"policy[%d].actionName\" is required", i)
+		}
+		if strings.TrimSpace(a.Category) == "" {
+			return fmt.Errorf("field \"policy[%d].category\" is required", i)
+		}
+	}
+	return nil
+}
+
+// Clone returns a deep copy of w, which shares no memory with it.
+func (w Workflow) Clone() Workflow {
+	w.OutputSchema = append(json.RawMessage(nil), w.OutputSchema...)
+	w.Policy = append([]PolicyAction(nil), w.Policy...)
+	return w
+}
