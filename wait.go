@@ -53,94 +53,132 @@ const progressPollTimeout = MinLongPoll
 // is one to return, the first request is a plain read whenever ctx has
 // less than the service's minimum hold (10s) left. opts may be nil.
 func (c *Client) WaitForAnalysis(ctx context.Context, analysisID string, opts *WaitOptions, reqOpts ...RequestOption) (*Analysis, error) {
-	var o WaitOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.PollTimeout <= 0 {
-		o.PollTimeout = defaultPollTimeout
-		if o.OnUpdate != nil {
-			o.PollTimeout = progressPollTimeout
-		}
-	}
-	var (
-		last       *Analysis
-		lastStatus AnalysisStatus
-		failures   int // consecutive transient failures
-		quick      int // consecutive polls the service did not hold
-		first      = o.OnUpdate != nil
-	)
-	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < MinLongPoll {
-		first = true
-	}
+	w := newWaiter(ctx, c, analysisID, opts, reqOpts)
 	for {
-		// The first request does not wait when OnUpdate is set, so that
-		// the caller hears of the status at once rather than at the end,
-		// and when the context ends before the shortest long poll could,
-		// so that a timeout still returns the analysis as it stands.
-		var params *GetAnalysisParams
-		if !first {
-			params = &GetAnalysisParams{WaitForReport: true}
-		}
-		hold := o.PollTimeout
-		if deadline, ok := ctx.Deadline(); ok {
-			hold = min(hold, time.Until(deadline))
-		}
-		hold = clampLongPoll(hold)
-		if params != nil {
-			params.Timeout = hold
-		}
 		started := time.Now()
-		a, err := c.GetAnalysis(ctx, analysisID, params, reqOpts...)
+		a, err := w.poll(ctx)
 		if err != nil {
-			// The context ended, or a retry's wait would pass its deadline;
-			// a poll that ran out of its own time limit is only transient.
-			var passDeadline *deadlineError
-			if ctx.Err() != nil || errors.As(err, &passDeadline) {
-				return last, waitError(analysisID, last, err)
+			if err := w.failed(ctx, err); err != nil {
+				return w.last, err
 			}
-			if !transient(err) {
-				return last, err
-			}
-			if err := sleep(ctx, backoff(c.retryWaitMin, c.retryWaitMax, failures, randomJitter)); err != nil {
-				return last, waitError(analysisID, last, err)
-			}
-			failures++
 			continue
 		}
-		failures = 0
-		last = a
-		wasFirst := first
-		first = false
-		if a.Status != lastStatus {
-			lastStatus = a.Status
-			if o.OnUpdate != nil {
-				o.OnUpdate(a)
-			}
+		if done, err := w.seen(a); done {
+			return a, err
 		}
-		if a.Status == AnalysisFailed {
-			reason := ""
-			if a.Error != nil {
-				reason = *a.Error
-			}
-			return a, &AnalysisFailedError{AnalysisID: a.ID, Reason: reason}
-		}
-		if a.Done() {
-			return a, nil
-		}
-		// A service that holds the request answers early only when the
-		// analysis is done; one that answered at once does not hold
-		// requests (or a proxy cut it), so fall back to polling with a
-		// growing pause rather than spinning.
-		if !wasFirst && time.Since(started) < time.Second {
-			if err := sleep(ctx, backoff(250*time.Millisecond, 5*time.Second, quick, randomJitter)); err != nil {
-				return last, waitError(analysisID, last, err)
-			}
-			quick++
-		} else {
-			quick = 0
+		if err := w.pace(ctx, started); err != nil {
+			return w.last, waitError(analysisID, w.last, err)
 		}
 	}
+}
+
+// waiter is the state of one WaitForAnalysis.
+type waiter struct {
+	c          *Client
+	id         string
+	opts       WaitOptions
+	reqOpts    []RequestOption
+	last       *Analysis
+	lastStatus AnalysisStatus
+	failures   int  // consecutive transient failures
+	quick      int  // consecutive polls the service did not hold
+	first      bool // the next request is a plain read
+	wasFirst   bool // the last request was a plain read
+}
+
+func newWaiter(ctx context.Context, c *Client, id string, opts *WaitOptions, reqOpts []RequestOption) *waiter {
+	w := &waiter{c: c, id: id, reqOpts: reqOpts}
+	if opts != nil {
+		w.opts = *opts
+	}
+	if w.opts.PollTimeout <= 0 {
+		w.opts.PollTimeout = defaultPollTimeout
+		if w.opts.OnUpdate != nil {
+			w.opts.PollTimeout = progressPollTimeout
+		}
+	}
+	// The first request does not wait when OnUpdate is set, so that the
+	// caller hears of the status at once rather than at the end, and when
+	// the context ends before the shortest long poll could, so that a
+	// timeout still returns the analysis as it stands.
+	w.first = w.opts.OnUpdate != nil
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < MinLongPoll {
+		w.first = true
+	}
+	return w
+}
+
+// poll sends the next request: a plain read first if so decided, then long
+// polls held for PollTimeout or the time the context has left.
+func (w *waiter) poll(ctx context.Context) (*Analysis, error) {
+	w.wasFirst = w.first
+	if w.first {
+		w.first = false
+		return w.c.GetAnalysis(ctx, w.id, nil, w.reqOpts...)
+	}
+	hold := w.opts.PollTimeout
+	if deadline, ok := ctx.Deadline(); ok {
+		hold = min(hold, time.Until(deadline))
+	}
+	params := &GetAnalysisParams{WaitForReport: true, Timeout: clampLongPoll(hold)}
+	return w.c.GetAnalysis(ctx, w.id, params, w.reqOpts...)
+}
+
+// failed decides what a failed poll means: nil to poll again after a
+// pause, or the error that ends the wait.
+func (w *waiter) failed(ctx context.Context, err error) error {
+	// The context ended, or a retry's wait would pass its deadline; a poll
+	// that ran out of its own time limit is only transient.
+	var passDeadline *deadlineError
+	if ctx.Err() != nil || errors.As(err, &passDeadline) {
+		return waitError(w.id, w.last, err)
+	}
+	if !transient(err) {
+		return err
+	}
+	if err := sleep(ctx, backoff(w.c.retryWaitMin, w.c.retryWaitMax, w.failures, randomJitter)); err != nil {
+		return waitError(w.id, w.last, err)
+	}
+	w.failures++
+	return nil
+}
+
+// seen takes in an analysis the service answered with, reporting a change
+// of status; it reports whether the wait is over, and with what error.
+func (w *waiter) seen(a *Analysis) (bool, error) {
+	w.failures = 0
+	w.last = a
+	if a.Status != w.lastStatus {
+		w.lastStatus = a.Status
+		if w.opts.OnUpdate != nil {
+			w.opts.OnUpdate(a)
+		}
+	}
+	if a.Status == AnalysisFailed {
+		reason := ""
+		if a.Error != nil {
+			reason = *a.Error
+		}
+		return true, &AnalysisFailedError{AnalysisID: a.ID, Reason: reason}
+	}
+	return a.Done(), nil
+}
+
+// pace pauses before the next poll when the service answered a long poll
+// at once without the analysis being done: a service that holds requests
+// answers early only when the analysis is done, so one that answered at
+// once does not hold them (or a proxy cut the poll short). The pause grows
+// with each such answer rather than spinning.
+func (w *waiter) pace(ctx context.Context, started time.Time) error {
+	if w.wasFirst || time.Since(started) >= time.Second {
+		w.quick = 0
+		return nil
+	}
+	if err := sleep(ctx, backoff(250*time.Millisecond, 5*time.Second, w.quick, randomJitter)); err != nil {
+		return err
+	}
+	w.quick++
+	return nil
 }
 
 // transient reports whether waiting may cure err: a 429, a 5xx, or a
