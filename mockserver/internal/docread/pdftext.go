@@ -65,29 +65,47 @@ func showText(content []byte, out *strings.Builder) {
 			pending = append(pending, winAnsi(s))
 			i += n
 		case c == '%':
-			for i < len(content) && content[i] != '\n' && content[i] != '\r' {
-				i++
-			}
-		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '\'' || c == '"' || c == '*':
+			i = lineEnd(content, i)
+		case isOperatorByte(c):
 			j := i
-			for j < len(content) && (content[j] >= 'A' && content[j] <= 'Z' || content[j] >= 'a' && content[j] <= 'z' || content[j] == '*' || content[j] == '\'' || content[j] == '"') {
+			for j < len(content) && isOperatorByte(content[j]) {
 				j++
 			}
-			switch op := string(content[i:j]); op {
-			case "Tj", "TJ":
-				out.WriteString(strings.Join(pending, ""))
-			case "'", "\"":
-				out.WriteString("\n")
-				out.WriteString(strings.Join(pending, ""))
-			case "Td", "TD", "T*", "Tm", "ET":
-				if out.Len() > 0 && !strings.HasSuffix(out.String(), "\n") {
-					out.WriteString("\n")
-				}
-			}
+			applyOperator(string(content[i:j]), pending, out)
 			pending = pending[:0]
 			i = j
 		default:
 			i++
+		}
+	}
+}
+
+// isOperatorByte reports whether c can be part of a content-stream
+// operator: a letter, or one of ' " *.
+func isOperatorByte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '\'' || c == '"' || c == '*'
+}
+
+// lineEnd returns the index of the end of the line (a comment) at i.
+func lineEnd(content []byte, i int) int {
+	for i < len(content) && content[i] != '\n' && content[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// applyOperator carries out a text operator on the strings given to it:
+// the showing operators write them, the positioning ones break the line.
+func applyOperator(op string, pending []string, out *strings.Builder) {
+	switch op {
+	case "Tj", "TJ":
+		out.WriteString(strings.Join(pending, ""))
+	case "'", "\"":
+		out.WriteString("\n")
+		out.WriteString(strings.Join(pending, ""))
+	case "Td", "TD", "T*", "Tm", "ET":
+		if out.Len() > 0 && !strings.HasSuffix(out.String(), "\n") {
+			out.WriteString("\n")
 		}
 	}
 }
