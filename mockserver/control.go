@@ -10,18 +10,18 @@ import (
 // It takes the same API key, acts on the key's tenant, and is left out of
 // the request record.
 
-func (t *Tenant) handleReset(w http.ResponseWriter, r *http.Request) *apiError {
+func handleReset(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	t.Reset()
 	noContent(w)
 	return nil
 }
 
-func (t *Tenant) handleListWorkflows(w http.ResponseWriter, r *http.Request) *apiError {
+func handleListWorkflows(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	writeJSON(w, http.StatusOK, map[string]any{"items": t.Workflows()})
 	return nil
 }
 
-func (t *Tenant) handleAddWorkflow(w http.ResponseWriter, r *http.Request) *apiError {
+func handleAddWorkflow(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	var wf Workflow
 	if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &wf); e != nil {
 		return e
@@ -33,7 +33,7 @@ func (t *Tenant) handleAddWorkflow(w http.ResponseWriter, r *http.Request) *apiE
 	return nil
 }
 
-func (t *Tenant) handleSeed(w http.ResponseWriter, r *http.Request) *apiError {
+func handleSeed(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	var s Seed
 	if e := decodeJSON(r, t.srv.cfg.maxUpload, &s); e != nil {
 		return e
@@ -54,7 +54,7 @@ func (t *Tenant) handleSeed(w http.ResponseWriter, r *http.Request) *apiError {
 	return nil
 }
 
-func (t *Tenant) handleSetItemStatus(w http.ResponseWriter, r *http.Request) *apiError {
+func handleSetItemStatus(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	var b struct {
 		Status *string `json:"status"`
 	}
@@ -64,19 +64,16 @@ func (t *Tenant) handleSetItemStatus(w http.ResponseWriter, r *http.Request) *ap
 	if b.Status == nil || *b.Status == "" {
 		return validation("field \"status\" is required")
 	}
-	id := pathVar(r, "itemId")
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	it, e := t.setItemStatusLocked(id, profilesvc.ItemStatus(*b.Status))
+	it, e := t.store.setItemStatus(pathVar(r, "itemId"), profilesvc.ItemStatus(*b.Status), baseURL(r))
 	if e != nil {
 		return e
 	}
-	writeJSON(w, http.StatusOK, t.itemView(it, baseURL(r)))
+	writeJSON(w, http.StatusOK, it)
 	return nil
 }
 
 // analysisControl answers a control call on an analysis with its new state.
-func (t *Tenant) analysisControl(w http.ResponseWriter, id string, err error) *apiError {
+func analysisControl(t *Tenant, w http.ResponseWriter, id string, err error) *apiError {
 	if err != nil {
 		return err.(*apiError)
 	}
@@ -88,17 +85,17 @@ func (t *Tenant) analysisControl(w http.ResponseWriter, id string, err error) *a
 	return nil
 }
 
-func (t *Tenant) handleProcessAnalysis(w http.ResponseWriter, r *http.Request) *apiError {
+func handleProcessAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	id := pathVar(r, "analysisId")
-	return t.analysisControl(w, id, t.StartProcessing(id))
+	return analysisControl(t, w, id, t.StartProcessing(id))
 }
 
-func (t *Tenant) handleCompleteAnalysis(w http.ResponseWriter, r *http.Request) *apiError {
+func handleCompleteAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	id := pathVar(r, "analysisId")
-	return t.analysisControl(w, id, t.CompleteAnalysis(id))
+	return analysisControl(t, w, id, t.CompleteAnalysis(id))
 }
 
-func (t *Tenant) handleFailAnalysis(w http.ResponseWriter, r *http.Request) *apiError {
+func handleFailAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	var b struct {
 		Error *string `json:"error"`
 	}
@@ -112,10 +109,10 @@ func (t *Tenant) handleFailAnalysis(w http.ResponseWriter, r *http.Request) *api
 		msg = *b.Error
 	}
 	id := pathVar(r, "analysisId")
-	return t.analysisControl(w, id, t.FailAnalysis(id, msg))
+	return analysisControl(t, w, id, t.FailAnalysis(id, msg))
 }
 
-func (t *Tenant) handleSetVerification(w http.ResponseWriter, r *http.Request) *apiError {
+func handleSetVerification(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	var b struct {
 		VerificationStatus *string `json:"verificationStatus"`
 	}
@@ -126,10 +123,10 @@ func (t *Tenant) handleSetVerification(w http.ResponseWriter, r *http.Request) *
 		return validation("field \"verificationStatus\" is required")
 	}
 	id := pathVar(r, "analysisId")
-	return t.analysisControl(w, id, t.SetVerificationStatus(id, profilesvc.VerificationStatus(*b.VerificationStatus)))
+	return analysisControl(t, w, id, t.SetVerificationStatus(id, profilesvc.VerificationStatus(*b.VerificationStatus)))
 }
 
-func (t *Tenant) handleListFaults(w http.ResponseWriter, r *http.Request) *apiError {
+func handleListFaults(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	faults := t.Faults()
 	items := make([]faultJSON, len(faults))
 	for i, f := range faults {
@@ -139,7 +136,7 @@ func (t *Tenant) handleListFaults(w http.ResponseWriter, r *http.Request) *apiEr
 	return nil
 }
 
-func (t *Tenant) handleAddFault(w http.ResponseWriter, r *http.Request) *apiError {
+func handleAddFault(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	var j faultJSON
 	if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &j); e != nil {
 		return e
@@ -155,13 +152,13 @@ func (t *Tenant) handleAddFault(w http.ResponseWriter, r *http.Request) *apiErro
 	return nil
 }
 
-func (t *Tenant) handleClearFaults(w http.ResponseWriter, r *http.Request) *apiError {
+func handleClearFaults(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	t.ClearFaults()
 	noContent(w)
 	return nil
 }
 
-func (t *Tenant) handleRemoveFault(w http.ResponseWriter, r *http.Request) *apiError {
+func handleRemoveFault(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	id := pathVar(r, "faultId")
 	if !t.RemoveFault(id) {
 		return errorf(http.StatusNotFound, profilesvc.CodeNotFound, "fault %q does not exist", id)
@@ -170,7 +167,7 @@ func (t *Tenant) handleRemoveFault(w http.ResponseWriter, r *http.Request) *apiE
 	return nil
 }
 
-func (t *Tenant) handleListRequests(w http.ResponseWriter, r *http.Request) *apiError {
+func handleListRequests(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	reqs := t.Requests()
 	if reqs == nil {
 		reqs = []RecordedRequest{}
@@ -179,7 +176,7 @@ func (t *Tenant) handleListRequests(w http.ResponseWriter, r *http.Request) *api
 	return nil
 }
 
-func (t *Tenant) handleClearRequests(w http.ResponseWriter, r *http.Request) *apiError {
+func handleClearRequests(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	t.ClearRequests()
 	noContent(w)
 	return nil

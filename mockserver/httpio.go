@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -252,7 +253,7 @@ func queryValues(r *http.Request, allowed ...string) (url.Values, *apiError) {
 	if err != nil {
 		return nil, validation("the query string is malformed: %v", err)
 	}
-	for _, k := range sortedKeys(values) {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		if !slices.Contains(allowed, k) {
 			return nil, validation("unknown query parameter %q", k)
 		}
@@ -309,7 +310,7 @@ func checkExactKeys(raw json.RawMessage, t reflect.Type, path string) *apiError 
 			}
 			fields[name] = f.Type
 		}
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			ft, ok := fields[k]
 			if !ok {
 				return validation("unknown field %q in the request body", path+k)

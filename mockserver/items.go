@@ -14,83 +14,9 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/docread"
 )
 
-// itemView renders a stored item in full; base is the address its
-// storage artifacts are served from.
-func (t *Tenant) itemView(it *itemRec, base string) *profilesvc.Item {
-	v := &profilesvc.Item{
-		ID:                 it.id,
-		FolderID:           it.folderID,
-		Type:               it.typ,
-		Name:               it.name,
-		Content:            profilesvc.RawJSON("null"),
-		ContentType:        it.contentType,
-		SizeBytes:          int64(len(it.data)),
-		URL:                base + strings.Replace(storageTextPath, "{itemId}", it.id, 1),
-		StorageOriginalURL: base + strings.Replace(storageOriginalPath, "{itemId}", it.id, 1),
-		Metadata:           cloneMap(it.metadata),
-		Status:             it.status,
-		ProcessedAt:        it.processedAt,
-		CreatedAt:          it.createdAt,
-	}
-	if v.Metadata == nil {
-		v.Metadata = map[string]any{}
-	}
-	if it.content != nil {
-		v.Content = profilesvc.RawJSON(append([]byte(nil), it.content...))
-	}
-	d := it.detected
-	v.Detected = &d
-	return v
-}
-
-// baseURL is the address the request reached the server at.
-func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
-// newItem builds an item from its bytes; the caller stores it.
-func (t *Tenant) newItem(folder *folderRec, typ profilesvc.ItemType, name string, content json.RawMessage, data []byte, contentType string, metadata map[string]any) *itemRec {
-	now := t.now()
-	it := &itemRec{
-		id:        t.srv.ids.next("item_"),
-		folderID:  folder.id,
-		profileID: folder.profileID,
-		typ:       typ,
-		name:      name,
-		content:   content,
-		data:      data,
-		metadata:  cloneMap(metadata),
-		status:    profilesvc.ItemActive,
-		createdAt: now,
-	}
-	processed := now
-	it.processedAt = &processed
-	switch typ {
-	case profilesvc.ItemText:
-		it.contentType = "text/plain"
-		it.detected = profilesvc.Detected{ContentType: "text/plain", Extension: "txt", FileCategory: "text"}
-	case profilesvc.ItemJSON:
-		it.contentType = "application/json"
-		it.detected = profilesvc.Detected{ContentType: "application/json", Extension: "json", FileCategory: "data"}
-	default:
-		it.detected = docread.Detect(name, data)
-		it.contentType = declaredOr(contentType, it.detected.ContentType)
-	}
-	it.text, _ = docread.Text(it.detected.ContentType, data)
-	return it
-}
-
-// storeItem adds a new item to its folder.
-func (t *Tenant) storeItem(folder *folderRec, it *itemRec) {
-	t.st.items[it.id] = it
-	folder.itemIDs = append(folder.itemIDs, it.id)
-	folder.updatedAt = it.createdAt
-	folder.changed()
-}
+// The item routes: each decodes its request, calls one operation of the
+// store and writes its answer. Uploads and JSON items make the same
+// itemSpec, which the store stores as the test kit's and seeds' items.
 
 // createItemBody is the JSON form of create item.
 type createItemBody struct {
@@ -100,96 +26,55 @@ type createItemBody struct {
 	Metadata map[string]any  `json:"metadata"`
 }
 
-// checkItemContent validates the content of a text or JSON item and
-// returns its stored JSON form and its bytes.
-func checkItemContent(typ profilesvc.ItemType, raw json.RawMessage) (json.RawMessage, []byte, *apiError) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil, validation("field \"content\" is required for a %s item", typ)
+func handleCreateItem(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	spec, e := decodeItemSpec(t, r)
+	if e == nil {
+		e = spec.prepare()
 	}
-	if typ == profilesvc.ItemText {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, nil, validation("field \"content\" must be a string for a text item")
-		}
-		return raw, []byte(s), nil
+	if e != nil {
+		return e
 	}
-	compact, err := compactJSON(raw)
-	if err != nil {
-		return nil, nil, validation("field \"content\" is not valid JSON: %v", err)
+	it, e := t.store.addItem(pathVar(r, "folderId"), spec, baseURL(r))
+	if e != nil {
+		return e
 	}
-	return compact, compact, nil
+	writeJSON(w, http.StatusCreated, it)
+	return nil
 }
 
-func compactJSON(raw json.RawMessage) (json.RawMessage, error) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
-}
-
-func (t *Tenant) handleCreateItem(w http.ResponseWriter, r *http.Request) *apiError {
-	folderID := pathVar(r, "folderId")
-	var (
-		typ      profilesvc.ItemType
-		name     string
-		content  json.RawMessage
-		data     []byte
-		declared string
-		filename string
-		metadata map[string]any
-	)
+// decodeItemSpec reads a new item from a multipart upload or a JSON body.
+func decodeItemSpec(t *Tenant, r *http.Request) (*itemSpec, *apiError) {
 	switch mediaType(r) {
 	case "multipart/form-data":
 		up, e := readUpload(r, t.srv.cfg.maxUpload)
 		if e != nil {
-			return e
+			return nil, e
 		}
-		typ, name, data, declared, metadata = profilesvc.ItemFile, up.name, up.data, up.contentType, up.metadata
-		filename = up.filename
+		return &itemSpec{typ: profilesvc.ItemFile, name: up.name, data: up.data, declared: up.contentType,
+			filename: up.filename, metadata: up.metadata}, nil
 	case "application/json":
 		var b createItemBody
 		if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &b); e != nil {
-			return e
+			return nil, e
 		}
 		if b.Type == nil {
-			return validation("field \"type\" is required: text or json (upload files as multipart/form-data)")
+			return nil, validation("field \"type\" is required: text or json (upload files as multipart/form-data)")
 		}
-		typ = profilesvc.ItemType(*b.Type)
+		typ := profilesvc.ItemType(*b.Type)
 		if typ != profilesvc.ItemText && typ != profilesvc.ItemJSON {
-			return validation("field \"type\" must be text or json, not %q (upload files as multipart/form-data)", *b.Type)
+			return nil, validation("field \"type\" must be text or json, not %q (upload files as multipart/form-data)", *b.Type)
 		}
-		var e *apiError
-		if content, data, e = checkItemContent(typ, b.Content); e != nil {
-			return e
-		}
-		name = "Untitled " + string(typ)
+		spec := &itemSpec{typ: typ, content: b.Content, metadata: b.Metadata}
 		if b.Name != nil {
 			if e := checkName("name", *b.Name); e != nil {
-				return e
+				return nil, e
 			}
-			name = *b.Name
+			spec.name = *b.Name
 		}
-		metadata = b.Metadata
-	default:
-		return errorf(http.StatusUnsupportedMediaType, profilesvc.CodeUnsupportedMediaType,
-			"Content-Type %q is not supported here: upload a file as multipart/form-data, or a text or JSON item as application/json", r.Header.Get("Content-Type"))
+		return spec, nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	f := t.st.folders[folderID]
-	if f == nil {
-		return folderNotFound(folderID)
-	}
-	it := t.newItem(f, typ, name, content, data, declared, metadata)
-	if filename != "" && filename != name {
-		it.detected = docread.Detect(filename, data)
-		it.contentType = declaredOr(declared, it.detected.ContentType)
-		it.text, _ = docread.Text(it.detected.ContentType, data)
-	}
-	t.storeItem(f, it)
-	writeJSON(w, http.StatusCreated, t.itemView(it, baseURL(r)))
-	return nil
+	return nil, errorf(http.StatusUnsupportedMediaType, profilesvc.CodeUnsupportedMediaType,
+		"Content-Type %q is not supported here: upload a file as multipart/form-data, or a text or JSON item as application/json", r.Header.Get("Content-Type"))
 }
 
 // upload is a parsed multipart upload.
@@ -279,19 +164,12 @@ func multipartError(err error, limit int64) *apiError {
 	return validation("the multipart body is not valid: %v", err)
 }
 
-func itemNotFound(id string) *apiError {
-	return errorf(http.StatusNotFound, profilesvc.CodeItemNotFound, "item %q does not exist", id)
-}
-
-func (t *Tenant) handleGetItem(w http.ResponseWriter, r *http.Request) *apiError {
-	id := pathVar(r, "itemId")
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	it := t.st.items[id]
-	if it == nil {
-		return itemNotFound(id)
+func handleGetItem(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	it, e := t.store.item(pathVar(r, "itemId"), baseURL(r))
+	if e != nil {
+		return e
 	}
-	writeJSON(w, http.StatusOK, t.itemView(it, baseURL(r)))
+	writeJSON(w, http.StatusOK, it)
 	return nil
 }
 
@@ -302,7 +180,7 @@ type updateItemBody struct {
 	Content  json.RawMessage     `json:"content"`
 }
 
-func (t *Tenant) handleUpdateItem(w http.ResponseWriter, r *http.Request) *apiError {
+func handleUpdateItem(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	var b updateItemBody
 	if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &b); e != nil {
 		return e
@@ -314,85 +192,69 @@ func (t *Tenant) handleUpdateItem(w http.ResponseWriter, r *http.Request) *apiEr
 		return validation("field \"metadata\" must be an object, not null")
 	}
 	id := pathVar(r, "itemId")
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	it := t.st.items[id]
-	if it == nil {
-		return itemNotFound(id)
+	u := itemUpdate{metadata: b.Metadata.value}
+	if b.Name.set {
+		u.name = &b.Name.value
 	}
-	var content json.RawMessage
-	var data []byte
 	if b.Content != nil {
-		if it.typ == profilesvc.ItemFile {
-			return validation("field \"content\" cannot be changed on a file item: delete it and upload a new file")
+		typ, e := t.store.itemType(id)
+		if e != nil {
+			return e
 		}
-		var e *apiError
-		if content, data, e = checkItemContent(it.typ, b.Content); e != nil {
+		if e := u.setContent(typ, b.Content); e != nil {
 			return e
 		}
 	}
-	if b.Name.set {
-		it.name = b.Name.value
+	it, e := t.store.updateItem(id, u, baseURL(r))
+	if e != nil {
+		return e
 	}
-	if b.Metadata.set {
-		if it.metadata == nil {
-			it.metadata = map[string]any{}
-		}
-		for k, v := range cloneMap(b.Metadata.value) {
-			it.metadata[k] = v // merged, key by key
-		}
-	}
-	if content != nil {
-		it.content, it.data = content, data
-		it.text, _ = docread.Text(it.detected.ContentType, data)
-	}
-	if f := t.st.folders[it.folderID]; f != nil {
-		f.changed() // the name or the size of its summary
-	}
-	writeJSON(w, http.StatusOK, t.itemView(it, baseURL(r)))
+	writeJSON(w, http.StatusOK, it)
 	return nil
 }
 
-func (t *Tenant) handleDeleteItem(w http.ResponseWriter, r *http.Request) *apiError {
-	id := pathVar(r, "itemId")
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	it := t.st.items[id]
-	if it == nil {
-		return itemNotFound(id)
+// setContent checks new content for an item of typ and reads its bytes
+// and text.
+func (u *itemUpdate) setContent(typ profilesvc.ItemType, raw json.RawMessage) *apiError {
+	if typ == profilesvc.ItemFile {
+		return validation("field \"content\" cannot be changed on a file item: delete it and upload a new file")
 	}
-	delete(t.st.items, id)
-	if f := t.st.folders[it.folderID]; f != nil {
-		f.itemIDs = removeString(f.itemIDs, id)
-		f.changed()
+	content, data, e := checkItemContent(typ, raw)
+	if e != nil {
+		return e
+	}
+	contentType := "text/plain"
+	if typ == profilesvc.ItemJSON {
+		contentType = "application/json"
+	}
+	u.content, u.data, u.typ = content, data, typ
+	u.text, _ = docread.Text(contentType, data)
+	return nil
+}
+
+func handleDeleteItem(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	if e := t.store.deleteItem(pathVar(r, "itemId")); e != nil {
+		return e
 	}
 	noContent(w)
 	return nil
 }
 
 // handleItemOriginal serves an item's original bytes (storageOriginalUrl).
-func (t *Tenant) handleItemOriginal(w http.ResponseWriter, r *http.Request) *apiError {
-	return t.serveArtifact(w, r, func(it *itemRec) (string, []byte) { return it.contentType, it.data })
+func handleItemOriginal(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	return serveArtifact(t, w, r, true)
 }
 
 // handleItemText serves the text extracted from an item (url).
-func (t *Tenant) handleItemText(w http.ResponseWriter, r *http.Request) *apiError {
-	return t.serveArtifact(w, r, func(it *itemRec) (string, []byte) { return "text/plain; charset=utf-8", []byte(it.text) })
+func handleItemText(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	return serveArtifact(t, w, r, false)
 }
 
 // serveArtifact serves one of an item's stored artifacts.
-func (t *Tenant) serveArtifact(w http.ResponseWriter, r *http.Request, pick func(*itemRec) (string, []byte)) *apiError {
-	id := pathVar(r, "itemId")
-	t.mu.Lock()
-	it := t.st.items[id]
-	var ct string
-	var data []byte
-	if it != nil {
-		ct, data = pick(it)
-	}
-	t.mu.Unlock()
-	if it == nil {
-		return itemNotFound(id)
+func serveArtifact(t *Tenant, w http.ResponseWriter, r *http.Request, original bool) *apiError {
+	ct, data, e := t.store.artifact(pathVar(r, "itemId"), original)
+	if e != nil {
+		return e
 	}
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Content-Length", strconv.Itoa(len(data)))

@@ -2,52 +2,46 @@ package mockserver
 
 import (
 	"encoding/json"
-	"sort"
+	"slices"
 
 	"github.com/profilesvc/profilesvc-go"
 )
 
 // This file is the test kit: the Go API that arranges and inspects a
-// tenant's state without HTTP. Errors it returns carry the message the
-// HTTP API would.
+// tenant's state without HTTP. Each method calls one operation of the
+// store, the one a route of the API calls, and hands its caller copies
+// that it may change. Errors it returns carry the message the HTTP API
+// would, and match the profilesvc sentinels with errors.Is
+// (profilesvc.ErrProfileNotFound, ...).
+
+// kitError returns a store error as an error, or nil.
+func kitError(e *apiError) error {
+	if e == nil {
+		return nil
+	}
+	return e
+}
 
 // AddWorkflow adds a workflow, or replaces the one with its ID.
-func (t *Tenant) AddWorkflow(w Workflow) error {
-	if err := w.Validate(); err != nil {
-		return err
-	}
-	wc := w.Clone()
-	t.mu.Lock()
-	t.st.workflows[wc.ID] = &wc
-	t.mu.Unlock()
-	return nil
-}
+func (t *Tenant) AddWorkflow(w Workflow) error { return t.store.addWorkflow(w) }
 
 // Workflows returns the tenant's workflows, by ID.
-func (t *Tenant) Workflows() []Workflow {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make([]Workflow, 0, len(t.st.workflows))
-	for _, id := range sortedKeys(t.st.workflows) {
-		out = append(out, t.st.workflows[id].Clone())
-	}
-	return out
-}
+func (t *Tenant) Workflows() []Workflow { return t.store.workflows() }
 
 // CreateProfile creates a profile with its default folder, as the API
 // does.
 func (t *Tenant) CreateProfile(workflowID string, params profilesvc.CreateProfileParams) (*profilesvc.Profile, error) {
-	desc := params.Description
-	p, e := t.createProfile(workflowID, createProfileBody{Name: &params.Name, Description: &desc, Metadata: params.Metadata})
+	p, e := t.store.createProfile(profileSpec{workflowID: workflowID, name: params.Name,
+		description: params.Description, metadata: cloneMap(params.Metadata)})
 	if e != nil {
 		return nil, e
 	}
-	return p, nil
+	return ownProfile(p), nil
 }
 
 // CreateFolder creates a folder in a profile.
 func (t *Tenant) CreateFolder(profileID, name string) (*profilesvc.Folder, error) {
-	f, e := t.createFolder(profileID, name)
+	f, e := t.store.createFolder(profileID, name)
 	if e != nil {
 		return nil, e
 	}
@@ -57,17 +51,18 @@ func (t *Tenant) CreateFolder(profileID, name string) (*profilesvc.Folder, error
 // AddItem adds an item to a folder: a text, a JSON value or a file's bytes
 // as spec says, with the status it gives (ACTIVE by default).
 func (t *Tenant) AddItem(folderID string, spec SeedItem) (*profilesvc.Item, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	f := t.st.folders[folderID]
-	if f == nil {
-		return nil, folderNotFound(folderID)
+	is, e := seedItemSpec(spec)
+	if e == nil {
+		e = is.prepare()
 	}
-	it, e := t.addItemLocked(f, spec)
 	if e != nil {
 		return nil, e
 	}
-	return t.itemView(it, t.srv.URL), nil
+	it, e := t.store.addItem(folderID, is, t.srv.URL)
+	if e != nil {
+		return nil, e
+	}
+	return ownItem(it), nil
 }
 
 // AddTextItem adds a text item to a folder.
@@ -83,114 +78,68 @@ func (t *Tenant) AddFileItem(folderID, name string, data []byte) (*profilesvc.It
 
 // Profile returns a profile as GET would, with its folders.
 func (t *Tenant) Profile(id string) (*profilesvc.Profile, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p := t.st.profiles[id]
-	if p == nil {
+	p, e := t.store.profile(id, true)
+	if e != nil {
 		return nil, false
 	}
-	return t.profileView(p, true), true
+	return ownProfile(p), true
 }
 
 // Profiles returns every profile of the tenant, oldest first.
 func (t *Tenant) Profiles() []*profilesvc.Profile {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make([]*profilesvc.Profile, 0, len(t.st.profiles))
-	for _, p := range t.st.profiles {
-		out = append(out, t.profileView(p, true))
+	ps := t.store.profiles()
+	for i, p := range ps {
+		ps[i] = ownProfile(p)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
-			return out[i].CreatedAt.Before(out[j].CreatedAt)
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out
+	return ps
 }
 
 // Folder returns a folder with its item summaries.
 func (t *Tenant) Folder(id string) (*profilesvc.Folder, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	f := t.st.folders[id]
-	if f == nil {
-		return nil, false
-	}
-	fw := t.folderWithItems(f)
-	out := fw.Folder
-	out.Items = fw.Items
-	return &out, true
+	f, e := t.store.folder(id)
+	return f, e == nil
 }
 
 // Item returns an item in full.
 func (t *Tenant) Item(id string) (*profilesvc.Item, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	it := t.st.items[id]
-	if it == nil {
+	it, e := t.store.item(id, t.srv.URL)
+	if e != nil {
 		return nil, false
 	}
-	return t.itemView(it, t.srv.URL), true
+	return ownItem(it), true
 }
 
 // ItemBytes returns an item's stored bytes: a file's upload, a text's
 // text, a JSON item's JSON.
 func (t *Tenant) ItemBytes(id string) ([]byte, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	it := t.st.items[id]
-	if it == nil {
+	_, data, e := t.store.artifact(id, true)
+	if e != nil {
 		return nil, false
 	}
-	return append([]byte(nil), it.data...), true
+	return slices.Clone(data), true
 }
 
 // ItemText returns the text extracted from an item, as its url serves it.
 func (t *Tenant) ItemText(id string) (string, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	it := t.st.items[id]
-	if it == nil {
-		return "", false
-	}
-	return it.text, true
+	_, text, e := t.store.artifact(id, false)
+	return string(text), e == nil
 }
 
 // SetItemStatus sets an item's status, to make an item that analyses
 // refuse (anything but ACTIVE).
 func (t *Tenant) SetItemStatus(id string, status profilesvc.ItemStatus) error {
-	if status == "" {
-		return validation("field \"status\" is required")
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if _, e := t.setItemStatusLocked(id, status); e != nil {
-		return e
-	}
-	return nil
-}
-
-// setItemStatusLocked sets an item's status and returns the item.
-func (t *Tenant) setItemStatusLocked(id string, status profilesvc.ItemStatus) (*itemRec, *apiError) {
-	it := t.st.items[id]
-	if it == nil {
-		return nil, itemNotFound(id)
-	}
-	it.status = status
-	return it, nil
+	_, e := t.store.setItemStatus(id, status, t.srv.URL)
+	return kitError(e)
 }
 
 // Analysis returns an analysis as GET would.
 func (t *Tenant) Analysis(id string) (*profilesvc.Analysis, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	rec := t.st.analyses[id]
-	if rec == nil {
+	b, e := t.store.analysisJSON(id)
+	if e != nil {
 		return nil, false
 	}
 	var a profilesvc.Analysis
-	if err := json.Unmarshal(rec.encodedLocked(), &a); err != nil {
+	if err := json.Unmarshal(b, &a); err != nil {
 		return nil, false
 	}
 	return &a, true
@@ -198,16 +147,10 @@ func (t *Tenant) Analysis(id string) (*profilesvc.Analysis, bool) {
 
 // Analyses returns a profile's analyses, newest first.
 func (t *Tenant) Analyses(profileID string) []*profilesvc.Analysis {
-	t.mu.Lock()
-	p := t.st.profiles[profileID]
-	var ids []string
-	if p != nil {
-		ids = append(ids, p.analysisIDs...)
-	}
-	t.mu.Unlock()
+	ids := t.store.profileAnalysisIDs(profileID)
 	var out []*profilesvc.Analysis
-	for i := len(ids) - 1; i >= 0; i-- {
-		if a, ok := t.Analysis(ids[i]); ok {
+	for _, id := range slices.Backward(ids) {
+		if a, ok := t.Analysis(id); ok {
 			out = append(out, a)
 		}
 	}
@@ -216,20 +159,7 @@ func (t *Tenant) Analyses(profileID string) []*profilesvc.Analysis {
 
 // SetVerificationStatus records a person's verdict on an analysis.
 func (t *Tenant) SetVerificationStatus(id string, vs profilesvc.VerificationStatus) error {
-	switch vs {
-	case profilesvc.VerificationPendingReview, profilesvc.VerificationApproved, profilesvc.VerificationRejected:
-	default:
-		return validation("field \"verificationStatus\" must be pending_review, approved or rejected, not %q", vs)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	rec := t.st.analyses[id]
-	if rec == nil {
-		return analysisNotFound(id)
-	}
-	rec.a.VerificationStatus = vs
-	rec.notifyLocked()
-	return nil
+	return kitError(t.store.setVerification(id, vs))
 }
 
 // InjectFault adds a fault and returns its ID.
@@ -265,16 +195,36 @@ func (t *Tenant) ClearRequests() { t.record.reset() }
 // with ClearRequests, requests under way are not recorded when they are
 // answered: the record holds only the requests that arrive after Reset.
 func (t *Tenant) Reset() {
-	t.mu.Lock()
-	for _, rec := range t.st.analyses {
-		for _, stop := range rec.timers {
-			stop()
-		}
-		rec.timers = nil
-		rec.notifyLocked()
-	}
-	t.st = newState(t.srv.cfg.allWorkflows())
-	t.mu.Unlock()
+	t.store.reset()
 	t.faults.clear()
 	t.record.reset()
+}
+
+// LoadSeed adds a seed's workflows and profiles to the tenant. It checks
+// the whole seed first: on an error nothing is loaded.
+func (t *Tenant) LoadSeed(s *Seed) error {
+	if s == nil {
+		return nil
+	}
+	return t.store.loadSeed(s)
+}
+
+// ownProfile copies what a profile view shares with the store, for a
+// caller who may change it.
+func ownProfile(p *profilesvc.Profile) *profilesvc.Profile {
+	c := *p
+	c.Metadata = cloneMap(p.Metadata)
+	c.Folders = slices.Clone(p.Folders)
+	return &c
+}
+
+// ownItem copies what an item view shares with the store.
+func ownItem(it *profilesvc.Item) *profilesvc.Item {
+	c := *it
+	c.Metadata = cloneMap(it.Metadata)
+	if c.Metadata == nil {
+		c.Metadata = map[string]any{}
+	}
+	c.Content = slices.Clone(it.Content)
+	return &c
 }

@@ -3,11 +3,11 @@ package mockserver
 import (
 	"net/http"
 	"strings"
-	"time"
 	"unicode/utf8"
-
-	"github.com/profilesvc/profilesvc-go"
 )
+
+// The profile routes: each decodes its request, calls one operation of the
+// store and writes its answer.
 
 // maxNameLength is the longest profile or folder name, in characters.
 const maxNameLength = 255
@@ -38,35 +38,6 @@ func checkOptName(name opt[string]) *apiError {
 	return checkName("name", name.value)
 }
 
-// now returns the server's time in UTC, to the millisecond.
-func (t *Tenant) now() time.Time { return t.srv.clock.Now().UTC().Truncate(time.Millisecond) }
-
-// profileView renders a stored profile; withFolders adds the folder
-// summaries of the create answer.
-func (t *Tenant) profileView(p *profileRec, withFolders bool) *profilesvc.Profile {
-	v := &profilesvc.Profile{
-		ID:             p.id,
-		WorkflowID:     p.workflowID,
-		Name:           p.name,
-		Description:    p.description,
-		Metadata:       cloneMap(p.metadata),
-		ItemsCount:     t.st.itemsCount(p),
-		LastAnalysisAt: p.lastAnalysisAt,
-		CreatedAt:      p.createdAt,
-		UpdatedAt:      p.updatedAt,
-	}
-	if withFolders {
-		v.Folders = []profilesvc.Folder{}
-		for _, fid := range p.folderIDs {
-			f := t.st.folders[fid]
-			v.Folders = append(v.Folders, profilesvc.Folder{
-				ID: f.id, Name: f.name, IsDefault: f.isDefault, ItemsCount: f.itemsCount(), CreatedAt: f.createdAt,
-			})
-		}
-	}
-	return v
-}
-
 // createProfileBody is the body of create profile.
 type createProfileBody struct {
 	Name        *string        `json:"name"`
@@ -74,67 +45,19 @@ type createProfileBody struct {
 	Metadata    map[string]any `json:"metadata"`
 }
 
-func (b *createProfileBody) check() *apiError {
-	if b.Name == nil {
-		return validation("field \"name\" is required")
-	}
-	return checkName("name", *b.Name)
-}
-
-// createProfile stores a new profile with its default folder.
-func (t *Tenant) createProfile(workflowID string, b createProfileBody) (*profilesvc.Profile, *apiError) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p, e := t.createProfileLocked(workflowID, b, "")
-	if e != nil {
-		return nil, e
-	}
-	return t.profileView(p, true), nil
-}
-
-// createProfileLocked stores a new profile with its default folder, under
-// fixedID if one is given.
-func (t *Tenant) createProfileLocked(workflowID string, b createProfileBody, fixedID string) (*profileRec, *apiError) {
-	if e := b.check(); e != nil {
-		return nil, e
-	}
-	if t.st.workflows[workflowID] == nil {
-		return nil, errorf(http.StatusNotFound, profilesvc.CodeWorkflowNotFound, "workflow %q does not exist", workflowID)
-	}
-	now := t.now()
-	p := &profileRec{
-		id:         t.srv.ids.next("pf_"),
-		workflowID: workflowID,
-		name:       *b.Name,
-		metadata:   cloneMap(b.Metadata),
-		createdAt:  now,
-		updatedAt:  now,
-	}
-	if fixedID != "" {
-		if e := t.checkFixedID(fixedID, "pf_", t.st.profiles[fixedID] != nil); e != nil {
-			return nil, e
-		}
-		p.id = fixedID
-	}
-	if b.Description != nil {
-		p.description = *b.Description
-	}
-	t.seq++
-	p.seq = t.seq
-	t.seq++
-	f := &folderRec{id: t.srv.ids.next("fld_"), profileID: p.id, name: "default", isDefault: true, createdAt: now, updatedAt: now, seq: t.seq}
-	p.folderIDs = []string{f.id}
-	t.st.profiles[p.id] = p
-	t.st.folders[f.id] = f
-	return p, nil
-}
-
-func (t *Tenant) handleCreateProfile(w http.ResponseWriter, r *http.Request) *apiError {
+func handleCreateProfile(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	var b createProfileBody
 	if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &b); e != nil {
 		return e
 	}
-	p, e := t.createProfile(pathVar(r, "workflowId"), b)
+	if b.Name == nil {
+		return validation("field \"name\" is required")
+	}
+	spec := profileSpec{workflowID: pathVar(r, "workflowId"), name: *b.Name, metadata: b.Metadata}
+	if b.Description != nil {
+		spec.description = *b.Description
+	}
+	p, e := t.store.createProfile(spec)
 	if e != nil {
 		return e
 	}
@@ -142,19 +65,12 @@ func (t *Tenant) handleCreateProfile(w http.ResponseWriter, r *http.Request) *ap
 	return nil
 }
 
-func profileNotFound(id string) *apiError {
-	return errorf(http.StatusNotFound, profilesvc.CodeProfileNotFound, "profile %q does not exist", id)
-}
-
-func (t *Tenant) handleGetProfile(w http.ResponseWriter, r *http.Request) *apiError {
-	id := pathVar(r, "profileId")
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p := t.st.profiles[id]
-	if p == nil {
-		return profileNotFound(id)
+func handleGetProfile(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	p, e := t.store.profile(pathVar(r, "profileId"), false)
+	if e != nil {
+		return e
 	}
-	writeJSON(w, http.StatusOK, t.profileView(p, false))
+	writeJSON(w, http.StatusOK, p)
 	return nil
 }
 
@@ -165,7 +81,7 @@ type updateProfileBody struct {
 	Metadata    opt[map[string]any] `json:"metadata"`
 }
 
-func (t *Tenant) handleUpdateProfile(w http.ResponseWriter, r *http.Request) *apiError {
+func handleUpdateProfile(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	var b updateProfileBody
 	if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &b); e != nil {
 		return e
@@ -173,80 +89,42 @@ func (t *Tenant) handleUpdateProfile(w http.ResponseWriter, r *http.Request) *ap
 	if e := checkOptName(b.Name); e != nil {
 		return e
 	}
-	id := pathVar(r, "profileId")
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p := t.st.profiles[id]
-	if p == nil {
-		return profileNotFound(id)
-	}
+	var u profileUpdate
 	if b.Name.set {
-		p.name = b.Name.value
+		u.name = &b.Name.value
 	}
 	if b.Description.set {
-		p.description = b.Description.value
+		u.description = &b.Description.value
 	}
 	if b.Metadata.set {
-		p.metadata = cloneMap(b.Metadata.value) // replaced whole, not merged
+		u.metadata = &b.Metadata.value
 	}
-	p.updatedAt = t.now()
-	writeJSON(w, http.StatusOK, t.profileView(p, false))
+	p, e := t.store.updateProfile(pathVar(r, "profileId"), u)
+	if e != nil {
+		return e
+	}
+	writeJSON(w, http.StatusOK, p)
 	return nil
 }
 
-func (t *Tenant) handleDeleteProfile(w http.ResponseWriter, r *http.Request) *apiError {
-	id := pathVar(r, "profileId")
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p := t.st.profiles[id]
-	if p == nil {
-		return profileNotFound(id)
+func handleDeleteProfile(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	if e := t.store.deleteProfile(pathVar(r, "profileId")); e != nil {
+		return e
 	}
-	t.deleteProfileLocked(p)
 	noContent(w)
 	return nil
 }
 
-// deleteProfileLocked removes a profile with its folders, items, analyses
-// and reports.
-func (t *Tenant) deleteProfileLocked(p *profileRec) {
-	for _, aid := range append([]string(nil), p.analysisIDs...) {
-		if a := t.st.analyses[aid]; a != nil {
-			t.deleteAnalysisLocked(a)
-		}
-	}
-	for _, fid := range p.folderIDs {
-		if f := t.st.folders[fid]; f != nil {
-			for _, iid := range f.itemIDs {
-				delete(t.st.items, iid)
-			}
-			delete(t.st.folders, fid)
-		}
-	}
-	delete(t.st.profiles, p.id)
-}
-
-func (t *Tenant) handleListProfiles(w http.ResponseWriter, r *http.Request) *apiError {
+func handleListProfiles(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	wid := pathVar(r, "workflowId")
 	q, e := t.srv.parseListQuery(r, "profiles:"+wid, true)
 	if e != nil {
 		return e
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.st.workflows[wid] == nil {
-		return errorf(http.StatusNotFound, profilesvc.CodeWorkflowNotFound, "workflow %q does not exist", wid)
+	page, e := t.store.listProfiles(wid, q, t.srv.encodeCursor)
+	if e != nil {
+		return e
 	}
-	var entries []keyed[*profilesvc.Profile]
-	for _, p := range t.st.profiles {
-		if p.workflowID != wid || !matchesSearch(p.name, q.search) {
-			continue
-		}
-		entries = append(entries, keyed[*profilesvc.Profile]{
-			key: sortKey(q.sort, p.name, p.createdAt, p.updatedAt, p.seq), id: p.id, v: t.profileView(p, false),
-		})
-	}
-	items, next := paginate(entries, q, t.srv.encodeCursor)
-	writeJSON(w, http.StatusOK, newPage(items, next))
+	writeJSON(w, http.StatusOK, page)
 	return nil
 }

@@ -8,13 +8,13 @@ import (
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver/engine"
-	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
+	reportpdf "github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
 
 // handleReport serves a completed analysis's PDF report. Each variant
 // (locale, raw data) is rendered once, cached with the analysis, and
 // deleted with it.
-func (t *Tenant) handleReport(w http.ResponseWriter, r *http.Request) *apiError {
+func handleReport(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	values, e := queryValues(r, "locale", "includeRawData")
 	if e != nil {
 		return e
@@ -34,7 +34,7 @@ func (t *Tenant) handleReport(w http.ResponseWriter, r *http.Request) *apiError 
 		variant.rawData = v == "true"
 	}
 	id := pathVar(r, "analysisId")
-	pdf, e := t.report(id, variant)
+	pdf, e := renderReport(t, id, variant)
 	if e != nil {
 		return e
 	}
@@ -47,43 +47,18 @@ func (t *Tenant) handleReport(w http.ResponseWriter, r *http.Request) *apiError 
 	return nil
 }
 
-// report returns the PDF of a variant, rendering it on first use.
-func (t *Tenant) report(id string, variant reportVariant) ([]byte, *apiError) {
-	t.mu.Lock()
-	rec := t.st.analyses[id]
-	if rec == nil {
-		t.mu.Unlock()
-		return nil, analysisNotFound(id)
+// renderReport returns the PDF of a variant, rendering it, outside the lock, on
+// first use.
+func renderReport(t *Tenant, id string, v reportVariant) ([]byte, *apiError) {
+	src, pdf, e := t.store.reportInput(id, v)
+	if e != nil || pdf != nil {
+		return pdf, e
 	}
-	if rec.a.Status != profilesvc.AnalysisCompleted {
-		status := rec.a.Status
-		t.mu.Unlock()
-		return nil, errorf(http.StatusBadRequest, profilesvc.CodeReportNotAvailable,
-			"analysis %q is %s: its report is available once it has completed", id, status)
-	}
-	if pdf, ok := rec.reports[variant]; ok {
-		t.mu.Unlock()
-		return pdf, nil
-	}
-	data := report.Data{Analysis: rec.a, WorkflowID: rec.input.Workflow.ID, WorkflowName: rec.input.Workflow.Name,
-		ProfileName: rec.input.Profile.Name, Locale: variant.locale, RawData: variant.rawData,
-		MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom}
-	if p := t.st.profiles[rec.a.ProfileID]; p != nil {
-		data.ProfileName = p.name
-	}
-	t.mu.Unlock()
-
-	pdf, err := report.Render(data)
+	pdf, err := reportpdf.Render(reportpdf.Data{Analysis: src.analysis, WorkflowID: src.workflowID, WorkflowName: src.workflowName,
+		ProfileName: src.profileName, Locale: v.locale, RawData: v.rawData,
+		MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom})
 	if err != nil {
 		return nil, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the report could not be rendered: %v", err)
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if rec := t.st.analyses[id]; rec != nil && rec.reports != nil {
-		if cached, ok := rec.reports[variant]; ok {
-			return cached, nil
-		}
-		rec.reports[variant] = pdf
-	}
-	return pdf, nil
+	return t.store.keepReport(id, v, pdf), nil
 }

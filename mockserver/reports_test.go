@@ -383,9 +383,9 @@ func TestPDFReportCache(t *testing.T) {
 	t.Run("cached per variant, deleted with the analysis", func(t *testing.T) {
 		f := pdfTNewFixture(t, pdfTProfileName)
 		cached := func() map[reportVariant][]byte {
-			f.srv.mu.Lock()
-			defer f.srv.mu.Unlock()
-			rec := f.srv.st.analyses[f.id]
+			f.srv.store.mu.Lock()
+			defer f.srv.store.mu.Unlock()
+			rec := f.srv.store.st.analyses[f.id]
 			if rec == nil {
 				return nil
 			}
@@ -395,9 +395,9 @@ func TestPDFReportCache(t *testing.T) {
 			}
 			return out
 		}
-		f.srv.mu.Lock()
-		rec := f.srv.st.analyses[f.id]
-		f.srv.mu.Unlock()
+		f.srv.store.mu.Lock()
+		rec := f.srv.store.st.analyses[f.id]
+		f.srv.store.mu.Unlock()
 		if n := len(cached()); n != 0 {
 			t.Fatalf("%d reports cached before any download", n)
 		}
@@ -428,9 +428,9 @@ func TestPDFReportCache(t *testing.T) {
 		for _, q := range []string{"locale=en", "locale=ko&includeRawData=true", "locale=ko"} {
 			pdfTWantError(t, pdfTReport(t, f.srv, f.id, q), http.StatusNotFound, profilesvc.CodeAnalysisNotFound)
 		}
-		f.srv.mu.Lock()
+		f.srv.store.mu.Lock()
 		left := len(rec.reports)
-		f.srv.mu.Unlock()
+		f.srv.store.mu.Unlock()
 		if left != 0 {
 			t.Errorf("the deleted analysis still holds %d reports", left)
 		}

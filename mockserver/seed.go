@@ -95,92 +95,8 @@ func LoadSeedFile(path string) (*Seed, error) {
 	return &s, nil
 }
 
-// LoadSeed adds a seed's workflows and profiles to the tenant. It checks
-// the whole seed first: on an error nothing is loaded.
-func (t *Tenant) LoadSeed(s *Seed) error {
-	if s == nil {
-		return nil
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	// Work on a copy of the state, so that a failure loads nothing.
-	snapshot := t.cloneStateLocked()
-	if err := t.loadSeedLocked(s); err != nil {
-		t.st = snapshot
-		return err
-	}
-	return nil
-}
-
-func (t *Tenant) loadSeedLocked(s *Seed) error {
-	for _, w := range s.Workflows {
-		if err := w.Validate(); err != nil {
-			return fmt.Errorf("workflow %q: %w", w.ID, err)
-		}
-		wc := w.Clone()
-		t.st.workflows[w.ID] = &wc
-	}
-	for i, sp := range s.Profiles {
-		where := fmt.Sprintf("profiles[%d]", i)
-		wid := sp.WorkflowID
-		if wid == "" {
-			wid = DefaultWorkflowID
-		}
-		name := sp.Name
-		desc := sp.Description
-		p, e := t.createProfileLocked(wid, createProfileBody{Name: &name, Description: &desc, Metadata: sp.Metadata}, sp.ID)
-		if e != nil {
-			return fmt.Errorf("%s: %s", where, e.message)
-		}
-		for j, sf := range sp.Folders {
-			fwhere := fmt.Sprintf("%s.folders[%d]", where, j)
-			var f *folderRec
-			if sf.Default || sf.Name == "default" {
-				f = t.st.folders[p.folderIDs[0]]
-			} else {
-				var e *apiError
-				if f, e = t.createFolderLocked(p.id, sf.Name, sf.ID); e != nil {
-					return fmt.Errorf("%s: %s", fwhere, e.message)
-				}
-			}
-			for k, si := range sf.Items {
-				if _, e := t.addItemLocked(f, si); e != nil {
-					return fmt.Errorf("%s.items[%d]: %s", fwhere, k, e.message)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// cloneStateLocked copies the maps of the state (records are replaced,
-// never changed in place, by seeding).
-func (t *Tenant) cloneStateLocked() *state {
-	c := &state{
-		workflows: map[string]*Workflow{}, profiles: map[string]*profileRec{}, folders: map[string]*folderRec{},
-		items: map[string]*itemRec{}, analyses: t.st.analyses,
-	}
-	for k, v := range t.st.workflows {
-		c.workflows[k] = v
-	}
-	for k, v := range t.st.profiles {
-		pc := *v
-		pc.folderIDs = append([]string(nil), v.folderIDs...)
-		c.profiles[k] = &pc
-	}
-	for k, v := range t.st.folders {
-		fc := *v
-		fc.itemIDs = append([]string(nil), v.itemIDs...)
-		c.folders[k] = &fc
-	}
-	for k, v := range t.st.items {
-		c.items[k] = v
-	}
-	return c
-}
-
 // checkFixedID validates a caller-chosen ID.
-func (t *Tenant) checkFixedID(id, prefix string, taken bool) *apiError {
+func checkFixedID(id, prefix string, taken bool) *apiError {
 	if !strings.HasPrefix(id, prefix) || len(id) <= len(prefix) || len(id) > 128 || strings.ContainsAny(id, "/?# ") {
 		return validation("field \"id\" must start with %q and hold no /, ?, # or space, got %q", prefix, id)
 	}
@@ -188,43 +104,4 @@ func (t *Tenant) checkFixedID(id, prefix string, taken bool) *apiError {
 		return validation("field \"id\": %q is already in use", id)
 	}
 	return nil
-}
-
-// addItemLocked adds an item described by spec to a folder.
-func (t *Tenant) addItemLocked(f *folderRec, spec SeedItem) (*itemRec, *apiError) {
-	var content json.RawMessage
-	var data []byte
-	switch spec.Type {
-	case profilesvc.ItemText, profilesvc.ItemJSON:
-		var e *apiError
-		if content, data, e = checkItemContent(spec.Type, spec.Content); e != nil {
-			return nil, e
-		}
-	case profilesvc.ItemFile:
-		if spec.Path != "" {
-			return nil, validation("field \"path\" is read by LoadSeedFile only: give the file's bytes in \"data\"")
-		}
-		data = spec.Data
-	default:
-		return nil, validation("field \"type\" must be text, json or file, not %q", spec.Type)
-	}
-	name := spec.Name
-	if name == "" {
-		name = "Untitled " + string(spec.Type)
-	}
-	if e := checkName("name", name); e != nil {
-		return nil, e
-	}
-	it := t.newItem(f, spec.Type, name, content, data, spec.ContentType, spec.Metadata)
-	if spec.ID != "" {
-		if e := t.checkFixedID(spec.ID, "item_", t.st.items[spec.ID] != nil); e != nil {
-			return nil, e
-		}
-		it.id = spec.ID
-	}
-	if spec.Status != "" {
-		it.status = spec.Status
-	}
-	t.storeItem(f, it)
-	return it, nil
 }

@@ -244,7 +244,7 @@ func dialableAddr(a net.Addr) string {
 // stopAll stops every tenant's analysis timers.
 func (s *Server) stopAll() {
 	for _, t := range s.allTenants() {
-		t.stopTimers()
+		t.store.stopRuns()
 	}
 }
 
@@ -283,13 +283,4 @@ func (s *Server) TenantOf(apiKey string) *Tenant {
 	t := s.newTenant()
 	s.tenants[key] = t
 	return t
-}
-
-func (s *Server) newTenant() *Tenant {
-	return &Tenant{
-		srv:    s,
-		st:     newState(s.cfg.allWorkflows()),
-		faults: newFaultSet(s.cfg.faultSeed),
-		record: newRequestRing(s.cfg.recordSize),
-	}
 }

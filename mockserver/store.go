@@ -2,18 +2,36 @@ package mockserver
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
 )
 
+// The store holds a tenant's records and is the only code that takes the
+// tenant's lock and changes them. Its files:
+//
+//   - store.go: the records, the state that holds them, and the store;
+//   - store_profiles.go, store_folders.go, store_items.go,
+//     store_analyses.go: the operations on each resource, as methods of
+//     the store, which lock and call one method of the state, which does
+//     the work with the lock held;
+//   - store_seed.go: loading a seed, all or nothing.
+//
+// The handlers (profiles.go, folders.go, ...) decode a request, call one
+// operation of the store and render its answer; the test kit (kit.go)
+// calls the same operations; views.go renders records. What an operation
+// returns is safe to use without the lock: records keep their maps and
+// byte slices unchanged once stored (an update replaces them), so that a
+// view can share them and be encoded after the lock is released.
+
 // profileRec is a stored profile.
 type profileRec struct {
 	id, workflowID    string
 	name, description string
-	metadata          map[string]any
+	metadata          map[string]any // replaced, never changed in place
 	lastAnalysisAt    *time.Time
 	createdAt         time.Time
 	updatedAt         time.Time
@@ -37,7 +55,9 @@ type folderRec struct {
 // or to the summary of one of its items.
 func (f *folderRec) changed() { f.encoded = nil }
 
-// itemRec is a stored item.
+// itemRec is a stored item. Its content, bytes, text and metadata are
+// replaced, never changed in place, so that an analysis's input and a view
+// can share them.
 type itemRec struct {
 	id, folderID, profileID string
 	typ                     profilesvc.ItemType
@@ -45,6 +65,7 @@ type itemRec struct {
 	content                 json.RawMessage // text and json items; nil for files
 	data                    []byte          // the original bytes
 	text                    string          // the extracted text
+	readable                bool            // the text could be read
 	contentType             string
 	detected                profilesvc.Detected
 	metadata                map[string]any
@@ -71,76 +92,171 @@ type reportVariant struct {
 	rawData bool
 }
 
-// state is one namespace's data. The namespace's mutex guards it.
+// notify records a change of an analysis: long polls wake, and the cached
+// JSON is dropped.
+func (rec *analysisRec) notify() {
+	rec.encoded = nil
+	close(rec.changed)
+	rec.changed = make(chan struct{})
+}
+
+// stopRun stops the timers of an analysis's run.
+func (rec *analysisRec) stopRun() {
+	for _, stop := range rec.timers {
+		stop()
+	}
+	rec.timers = nil
+}
+
+// state is one tenant's records, and what makes new ones: IDs, the clock
+// and the arming of analysis runs. Its methods do the store's work; the
+// store holds its lock while they run.
 type state struct {
 	workflows map[string]*Workflow
 	profiles  map[string]*profileRec
 	folders   map[string]*folderRec
 	items     map[string]*itemRec
 	analyses  map[string]*analysisRec
+	seq       int64 // the last creation sequence number given
+
+	ids   *idGen
+	clock Clock
+	// arm starts an analysis's run on the clock and returns the functions
+	// that stop it; nil when analyses run by hand (WithManualAnalyses).
+	arm func(rec *analysisRec) []func() bool
 }
 
-func newState(workflows []Workflow) *state {
-	s := &state{
+func newState(workflows []Workflow, ids *idGen, clock Clock, arm func(*analysisRec) []func() bool) *state {
+	st := &state{
 		workflows: map[string]*Workflow{},
 		profiles:  map[string]*profileRec{},
 		folders:   map[string]*folderRec{},
 		items:     map[string]*itemRec{},
 		analyses:  map[string]*analysisRec{},
+		ids:       ids,
+		clock:     clock,
+		arm:       arm,
 	}
 	for _, w := range workflows {
 		wc := w.Clone()
-		s.workflows[wc.ID] = &wc
+		st.workflows[wc.ID] = &wc
 	}
-	return s
+	return st
 }
 
-// itemsCount counts a folder's items.
-func (f *folderRec) itemsCount() int { return len(f.itemIDs) }
+// now returns the server's time in UTC, to the millisecond.
+func (st *state) now() time.Time { return st.clock.Now().UTC().Truncate(time.Millisecond) }
+
+// nextSeq returns the next creation sequence number.
+func (st *state) nextSeq() int64 {
+	st.seq++
+	return st.seq
+}
 
 // itemsCount counts a profile's items across its folders.
-func (s *state) itemsCount(p *profileRec) int {
+func (st *state) itemsCount(p *profileRec) int {
 	n := 0
 	for _, fid := range p.folderIDs {
-		if f := s.folders[fid]; f != nil {
-			n += f.itemsCount()
+		if f := st.folders[fid]; f != nil {
+			n += len(f.itemIDs)
 		}
 	}
 	return n
 }
 
 // runningAnalysis returns the profile's pending or processing analysis.
-func (s *state) runningAnalysis(p *profileRec) *analysisRec {
+func (st *state) runningAnalysis(p *profileRec) *analysisRec {
 	for _, id := range p.analysisIDs {
-		if a := s.analyses[id]; a != nil && !a.a.Status.IsTerminal() {
+		if a := st.analyses[id]; a != nil && !a.a.Status.IsTerminal() {
 			return a
 		}
 	}
 	return nil
 }
 
-// removeString deletes the first v from list.
-func removeString(list []string, v string) []string {
-	for i, x := range list {
-		if x == v {
-			return append(list[:i:i], list[i+1:]...)
-		}
+// clone copies the maps of the state and the lists of its profiles and
+// folders, for a seed that may have to be undone: a seed adds records and
+// appends to those lists, and changes nothing else.
+func (st *state) clone() *state {
+	c := *st
+	c.workflows = maps.Clone(st.workflows)
+	c.items = maps.Clone(st.items)
+	c.analyses = maps.Clone(st.analyses)
+	c.profiles = make(map[string]*profileRec, len(st.profiles))
+	for k, v := range st.profiles {
+		pc := *v
+		pc.folderIDs = slices.Clone(v.folderIDs)
+		c.profiles[k] = &pc
 	}
-	return list
+	c.folders = make(map[string]*folderRec, len(st.folders))
+	for k, v := range st.folders {
+		fc := *v
+		fc.itemIDs = slices.Clone(v.itemIDs)
+		c.folders[k] = &fc
+	}
+	return &c
 }
 
-// sortedKeys returns a map's keys in order, for deterministic output.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+// store is a tenant's records behind the tenant's lock: each of its
+// methods locks, runs one operation of the state, and unlocks.
+type store struct {
+	mu sync.Mutex
+	st *state
+	// base is what a reset returns to: the server's workflows.
+	base []Workflow
 }
 
-// cloneMap deep-copies a JSON object, so that stored data is never shared
-// with callers.
+func newStore(base []Workflow, ids *idGen, clock Clock, arm func(*analysisRec) []func() bool) *store {
+	return &store{st: newState(base, ids, clock, arm), base: base}
+}
+
+// reset empties the store but for the server's workflows; the analyses'
+// runs stop, and long polls wake to find their analysis gone.
+func (s *store) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rec := range s.st.analyses {
+		rec.stopRun()
+		rec.notify()
+	}
+	old := s.st
+	s.st = newState(s.base, old.ids, old.clock, old.arm)
+}
+
+// stopRuns stops every analysis run, when the server closes.
+func (s *store) stopRuns() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rec := range s.st.analyses {
+		rec.stopRun()
+	}
+}
+
+// addWorkflow adds a workflow, or replaces the one with its ID.
+func (s *store) addWorkflow(w Workflow) error {
+	if err := w.Validate(); err != nil {
+		return err
+	}
+	wc := w.Clone()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.workflows[wc.ID] = &wc
+	return nil
+}
+
+// workflows returns the workflows, by ID.
+func (s *store) workflows() []Workflow {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Workflow, 0, len(s.st.workflows))
+	for _, id := range slices.Sorted(maps.Keys(s.st.workflows)) {
+		out = append(out, s.st.workflows[id].Clone())
+	}
+	return out
+}
+
+// cloneMap deep-copies a JSON object, for values that leave the store for
+// a caller who may change them, and for those that enter it from one.
 func cloneMap(m map[string]any) map[string]any {
 	if m == nil {
 		return nil
@@ -152,20 +268,4 @@ func cloneMap(m map[string]any) map[string]any {
 	var out map[string]any
 	_ = json.Unmarshal(b, &out)
 	return out
-}
-
-// Tenant is one namespace of the server: its profiles, folders, items and
-// analyses, its injected faults and its record of requests. A server has
-// one, unless it is multi-tenant (WithMultiTenant), where every API key has
-// its own. Its methods are the test kit: they arrange and inspect state
-// without HTTP. It is safe for concurrent use.
-type Tenant struct {
-	srv *Server
-	mu  sync.Mutex
-	st  *state
-	// faults and record have locks of their own, so that the middleware
-	// does not contend with the handlers.
-	faults *faultSet
-	record *requestRing
-	seq    int64 // the last creation sequence number given
 }

@@ -1,0 +1,127 @@
+package mockserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
+)
+
+// How an analysis runs: started by the store, moved on by timers on the
+// server's clock (or by the test kit, with WithManualAnalyses), finished
+// by the engine, which runs outside the tenant's lock.
+
+// startAnalysis starts an analysis of a profile's items.
+func (t *Tenant) startAnalysis(profileID string, itemIDs []string, options, clientMetadata map[string]any) (string, *apiError) {
+	return t.store.startAnalysis(analysisSpec{
+		profileID: profileID, itemIDs: itemIDs, options: options, clientMetadata: clientMetadata,
+		duration: t.srv.cfg.analysisDuration,
+	})
+}
+
+// arm arranges an analysis's run on the server's clock: pending for the
+// first tenth of its duration, then processing, then completed or failed.
+func (t *Tenant) arm(rec *analysisRec) []func() bool {
+	id := rec.a.ID
+	clock := t.srv.clock
+	return []func() bool{
+		clock.AfterFunc(rec.duration/10, func() { _ = t.StartProcessing(id) }),
+		clock.AfterFunc(rec.duration, func() { _ = t.finish(id, nil) }),
+	}
+}
+
+// StartProcessing moves a pending analysis to processing. It is what the
+// server's clock does a tenth into the run; in manual mode a test calls it.
+func (t *Tenant) StartProcessing(analysisID string) error {
+	if e := t.store.process(analysisID); e != nil {
+		return e
+	}
+	return nil
+}
+
+// CompleteAnalysis runs the engine on a pending or processing analysis and
+// completes it now (or fails it, if the engine or a scripted outcome says
+// so). In manual mode this is how analyses finish.
+func (t *Tenant) CompleteAnalysis(analysisID string) error {
+	return t.finish(analysisID, nil)
+}
+
+// FailAnalysis ends a pending or processing analysis as failed, with
+// message as its error.
+func (t *Tenant) FailAnalysis(analysisID, message string) error {
+	if strings.TrimSpace(message) == "" {
+		message = "the analysis failed"
+	}
+	return t.finish(analysisID, &message)
+}
+
+// finish ends an analysis: failed with *failMsg, or by running the engine
+// (the server's analyzer, or the default), outside the lock.
+func (t *Tenant) finish(analysisID string, failMsg *string) error {
+	in, e := t.store.runInput(analysisID)
+	if e != nil {
+		return e
+	}
+	var res AnalysisResult
+	var runErr error
+	switch {
+	case failMsg != nil:
+		runErr = fmt.Errorf("%s", *failMsg)
+	case engine.ParseScript(in).Fail != "":
+		runErr = fmt.Errorf("%s", engine.ParseScript(in).Fail)
+	case t.srv.cfg.analyzer != nil:
+		res, runErr = safeAnalyze(t.srv.cfg.analyzer, in)
+	default:
+		res, runErr = engine.Default(context.Background(), in)
+	}
+	t.store.finish(analysisID, in, res, runErr)
+	return nil
+}
+
+// safeAnalyze runs a caller's analyzer, turning a panic into a failure.
+func safeAnalyze(fn Analyzer, in AnalysisInput) (res AnalysisResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the analyzer panicked: %v", p)
+		}
+	}()
+	return fn(context.Background(), in)
+}
+
+// stampTimes spreads the audit log's and history's timestamps over the
+// run, from its start to its end, in proportion to each step's duration.
+func stampTimes(a *profilesvc.Analysis, start, end time.Time) {
+	var total int64
+	for _, e := range a.AgentAuditLog {
+		total += e.DurationMs
+	}
+	span := end.Sub(start)
+	var done int64
+	for i := range a.AgentAuditLog {
+		e := &a.AgentAuditLog[i]
+		at := start
+		if total > 0 {
+			at = start.Add(time.Duration(float64(span) * float64(done) / float64(total))).Truncate(time.Millisecond)
+		}
+		if e.ExecutedAt.IsZero() {
+			e.ExecutedAt = at
+		}
+		for j := range e.MCPToolCalls {
+			if e.MCPToolCalls[j].StartedAt.IsZero() {
+				e.MCPToolCalls[j].StartedAt = e.ExecutedAt
+			}
+		}
+		done += e.DurationMs
+	}
+	if a.SystemMetadata != nil {
+		for i := range a.SystemMetadata.WorkflowHistory {
+			h := &a.SystemMetadata.WorkflowHistory[i]
+			if h.Timestamp.IsZero() && i < len(a.AgentAuditLog) {
+				h.Timestamp = a.AgentAuditLog[i].ExecutedAt
+			}
+		}
+	}
+}
