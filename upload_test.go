@@ -453,7 +453,11 @@ func TestUploadFile_SeekableRetryAfterEarlyAnswer(t *testing.T) {
 					}
 					defer conn.Close()
 					body := `{"error":{"code":"SERVICE_UNAVAILABLE","status":503,"message":"busy"}}`
-					_, _ = rw.WriteString("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: " +
+					// As a server that answers before reading the body must,
+					// it closes the connection: without Connection: close,
+					// the client could send the retry down this connection,
+					// which nobody reads.
+					_, _ = rw.WriteString("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: " +
 						strconv.Itoa(len(body)) + "\r\n\r\n" + body)
 					_ = rw.Flush()
 					select {
