@@ -61,7 +61,7 @@ func (g *idGen) next(prefix string) string {
 	return string(b)
 }
 
-// uuid returns a random version 4 UUID, for generated API keys.
+// newUUID returns a random version 4 UUID, for generated API keys.
 func newUUID() string {
 	var b [16]byte
 	_, _ = crand.Read(b[:])

@@ -383,8 +383,8 @@ func TestPDFReportCache(t *testing.T) {
 	t.Run("cached per variant, deleted with the analysis", func(t *testing.T) {
 		f := pdfTNewFixture(t, pdfTProfileName)
 		cached := func() map[reportVariant][]byte {
-			f.srv.store.mu.Lock()
-			defer f.srv.store.mu.Unlock()
+			f.srv.store.tenantMu.Lock()
+			defer f.srv.store.tenantMu.Unlock()
 			rec := f.srv.store.st.analyses[f.id]
 			if rec == nil {
 				return nil
@@ -395,9 +395,9 @@ func TestPDFReportCache(t *testing.T) {
 			}
 			return out
 		}
-		f.srv.store.mu.Lock()
+		f.srv.store.tenantMu.Lock()
 		rec := f.srv.store.st.analyses[f.id]
-		f.srv.store.mu.Unlock()
+		f.srv.store.tenantMu.Unlock()
 		if n := len(cached()); n != 0 {
 			t.Fatalf("%d reports cached before any download", n)
 		}
@@ -428,9 +428,9 @@ func TestPDFReportCache(t *testing.T) {
 		for _, q := range []string{"locale=en", "locale=ko&includeRawData=true", "locale=ko"} {
 			pdfTWantError(t, pdfTReport(t, f.srv, f.id, q), http.StatusNotFound, profilesvc.CodeAnalysisNotFound)
 		}
-		f.srv.store.mu.Lock()
+		f.srv.store.tenantMu.Lock()
 		left := len(rec.reports)
-		f.srv.store.mu.Unlock()
+		f.srv.store.tenantMu.Unlock()
 		if left != 0 {
 			t.Errorf("the deleted analysis still holds %d reports", left)
 		}

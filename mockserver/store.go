@@ -200,8 +200,9 @@ func (st *state) clone() *state {
 // store is a tenant's records behind the tenant's lock: each of its
 // methods locks, runs one operation of the state, and unlocks.
 type store struct {
-	mu sync.Mutex
-	st *state
+	// tenantMu is the tenant's lock: only the store's methods take it.
+	tenantMu sync.Mutex
+	st       *state
 	// base is what a reset returns to: the server's workflows.
 	base []Workflow
 }
@@ -213,8 +214,8 @@ func newStore(base []Workflow, ids *idGen, clock Clock, arm func(*analysisRec) [
 // reset empties the store but for the server's workflows; the analyses'
 // runs stop, and long polls wake to find their analysis gone.
 func (s *store) reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	for _, rec := range s.st.analyses {
 		rec.stopRun()
 		rec.notify()
@@ -225,8 +226,8 @@ func (s *store) reset() {
 
 // stopRuns stops every analysis run, when the server closes.
 func (s *store) stopRuns() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	for _, rec := range s.st.analyses {
 		rec.stopRun()
 	}
@@ -238,16 +239,16 @@ func (s *store) addWorkflow(w Workflow) error {
 		return err
 	}
 	wc := w.Clone()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	s.st.workflows[wc.ID] = &wc
 	return nil
 }
 
 // workflows returns the workflows, by ID.
 func (s *store) workflows() []Workflow {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	out := make([]Workflow, 0, len(s.st.workflows))
 	for _, id := range slices.Sorted(maps.Keys(s.st.workflows)) {
 		out = append(out, s.st.workflows[id].Clone())

@@ -250,8 +250,8 @@ func (st *state) listAnalyses(profileID string, q listQuery, encode func(cursor)
 // The store's operations on analyses.
 
 func (s *store) startAnalysis(spec analysisSpec) (string, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	rec, e := s.st.startAnalysis(spec)
 	if e != nil {
 		return "", e
@@ -261,8 +261,8 @@ func (s *store) startAnalysis(spec analysisSpec) (string, *apiError) {
 
 // analysisJSON returns an analysis's JSON.
 func (s *store) analysisJSON(id string) ([]byte, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	rec := s.st.analyses[id]
 	if rec == nil {
 		return nil, analysisNotFound(id)
@@ -273,8 +273,8 @@ func (s *store) analysisJSON(id string) ([]byte, *apiError) {
 // pollState returns what a long poll needs: the analysis's JSON, whether
 // the poll ends, and the channel closed at its next change.
 func (s *store) pollState(id string) ([]byte, bool, <-chan struct{}, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	rec := s.st.analyses[id]
 	if rec == nil {
 		return nil, false, nil, analysisNotFound(id)
@@ -284,8 +284,8 @@ func (s *store) pollState(id string) ([]byte, bool, <-chan struct{}, *apiError) 
 
 // profileAnalysisIDs returns a profile's analyses, oldest first.
 func (s *store) profileAnalysisIDs(profileID string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	if p := s.st.profiles[profileID]; p != nil {
 		return slices.Clone(p.analysisIDs)
 	}
@@ -293,27 +293,27 @@ func (s *store) profileAnalysisIDs(profileID string) []string {
 }
 
 func (s *store) process(id string) *apiError {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	return s.st.process(id)
 }
 
 // runInput returns the input of a running analysis about to be finished,
 // with its own copies of the maps an analyzer might change.
 func (s *store) runInput(id string) (AnalysisInput, *apiError) {
-	s.mu.Lock()
+	s.tenantMu.Lock()
 	rec := s.st.analyses[id]
 	if rec == nil {
-		s.mu.Unlock()
+		s.tenantMu.Unlock()
 		return AnalysisInput{}, analysisNotFound(id)
 	}
 	if rec.a.Status.IsTerminal() {
 		status := rec.a.Status
-		s.mu.Unlock()
+		s.tenantMu.Unlock()
 		return AnalysisInput{}, errorf(http.StatusConflict, codeAnalysisFinished, "analysis %q has already %s", id, status)
 	}
 	in := rec.input
-	s.mu.Unlock()
+	s.tenantMu.Unlock()
 	in.AnalysisID = id
 	in.Workflow = in.Workflow.Clone()
 	in.Profile.Metadata = cloneMap(in.Profile.Metadata)
@@ -326,14 +326,14 @@ func (s *store) runInput(id string) (AnalysisInput, *apiError) {
 }
 
 func (s *store) finish(id string, in AnalysisInput, res AnalysisResult, runErr error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	s.st.finish(id, in, res, runErr)
 }
 
 func (s *store) deleteAnalysis(id string) *apiError {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	rec := s.st.analyses[id]
 	if rec == nil {
 		return analysisNotFound(id)
@@ -343,8 +343,8 @@ func (s *store) deleteAnalysis(id string) *apiError {
 }
 
 func (s *store) listAnalyses(profileID string, q listQuery, encode func(cursor) string) (pageBody[json.RawMessage], *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	return s.st.listAnalyses(profileID, q, encode)
 }
 
@@ -355,8 +355,8 @@ func (s *store) setVerification(id string, vs profilesvc.VerificationStatus) *ap
 	default:
 		return validation("field \"verificationStatus\" must be pending_review, approved or rejected, not %q", vs)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	rec := s.st.analyses[id]
 	if rec == nil {
 		return analysisNotFound(id)
@@ -369,8 +369,8 @@ func (s *store) setVerification(id string, vs profilesvc.VerificationStatus) *ap
 // reportInput returns what the report of a completed analysis is made
 // from, and the variant's PDF if it has been rendered already.
 func (s *store) reportInput(id string, v reportVariant) (reportSource, []byte, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	rec := s.st.analyses[id]
 	if rec == nil {
 		return reportSource{}, nil, analysisNotFound(id)
@@ -393,8 +393,8 @@ func (s *store) reportInput(id string, v reportVariant) (reportSource, []byte, *
 // keepReport caches a variant's PDF with its analysis, unless one has
 // been kept meanwhile, and returns the one kept.
 func (s *store) keepReport(id string, v reportVariant, pdf []byte) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	if rec := s.st.analyses[id]; rec != nil && rec.reports != nil {
 		if cached, ok := rec.reports[v]; ok {
 			return cached

@@ -103,8 +103,8 @@ func (st *state) listFolders(profileID string, q listQuery, encode func(cursor) 
 // The store's operations on folders.
 
 func (s *store) createFolder(profileID, name string) (profilesvc.Folder, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	f, e := s.st.createFolder(profileID, name, "")
 	if e != nil {
 		return profilesvc.Folder{}, e
@@ -114,8 +114,8 @@ func (s *store) createFolder(profileID, name string) (profilesvc.Folder, *apiErr
 
 // folder returns a folder with its items' summaries.
 func (s *store) folder(id string) (*profilesvc.Folder, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	f := s.st.folders[id]
 	if f == nil {
 		return nil, folderNotFound(id)
@@ -127,14 +127,14 @@ func (s *store) folder(id string) (*profilesvc.Folder, *apiError) {
 }
 
 func (s *store) folderAnswer(id string) ([]byte, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	return s.st.folderAnswer(id)
 }
 
 func (s *store) renameFolder(id, name string) (profilesvc.Folder, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	f, e := s.st.renameFolder(id, name)
 	if e != nil {
 		return profilesvc.Folder{}, e
@@ -143,14 +143,14 @@ func (s *store) renameFolder(id, name string) (profilesvc.Folder, *apiError) {
 }
 
 func (s *store) deleteFolder(id string) *apiError {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	return s.st.deleteFolder(id)
 }
 
 func (s *store) listFolders(profileID string, q listQuery, encode func(cursor) string) (pageBody[profilesvc.Folder], *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	return s.st.listFolders(profileID, q, encode)
 }
 

@@ -195,8 +195,8 @@ func (st *state) deleteItem(id string) *apiError {
 // base, the address the request reached the server at.
 
 func (s *store) addItem(folderID string, spec *itemSpec, base string) (*profilesvc.Item, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	it, e := s.st.addItem(folderID, spec)
 	if e != nil {
 		return nil, e
@@ -205,8 +205,8 @@ func (s *store) addItem(folderID string, spec *itemSpec, base string) (*profiles
 }
 
 func (s *store) item(id, base string) (*profilesvc.Item, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	it := s.st.items[id]
 	if it == nil {
 		return nil, itemNotFound(id)
@@ -217,8 +217,8 @@ func (s *store) item(id, base string) (*profilesvc.Item, *apiError) {
 // itemType returns an item's type, which never changes, so that an update
 // of its content can be checked before the lock is taken again.
 func (s *store) itemType(id string) (profilesvc.ItemType, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	it := s.st.items[id]
 	if it == nil {
 		return "", itemNotFound(id)
@@ -229,8 +229,8 @@ func (s *store) itemType(id string) (profilesvc.ItemType, *apiError) {
 // artifact returns an item's original bytes, or its text, with their
 // content type.
 func (s *store) artifact(id string, original bool) (string, []byte, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	it := s.st.items[id]
 	if it == nil {
 		return "", nil, itemNotFound(id)
@@ -242,8 +242,8 @@ func (s *store) artifact(id string, original bool) (string, []byte, *apiError) {
 }
 
 func (s *store) updateItem(id string, u itemUpdate, base string) (*profilesvc.Item, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	it, e := s.st.updateItem(id, u)
 	if e != nil {
 		return nil, e
@@ -252,8 +252,8 @@ func (s *store) updateItem(id string, u itemUpdate, base string) (*profilesvc.It
 }
 
 func (s *store) deleteItem(id string) *apiError {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	return s.st.deleteItem(id)
 }
 
@@ -263,8 +263,8 @@ func (s *store) setItemStatus(id string, status profilesvc.ItemStatus, base stri
 	if status == "" {
 		return nil, validation("field \"status\" is required")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	it := s.st.items[id]
 	if it == nil {
 		return nil, itemNotFound(id)

@@ -121,8 +121,8 @@ func (st *state) listProfiles(workflowID string, q listQuery, encode func(cursor
 // The store's operations on profiles.
 
 func (s *store) createProfile(spec profileSpec) (*profilesvc.Profile, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	p, e := s.st.createProfile(spec)
 	if e != nil {
 		return nil, e
@@ -132,8 +132,8 @@ func (s *store) createProfile(spec profileSpec) (*profilesvc.Profile, *apiError)
 
 // profile returns a profile; withFolders adds its folders' summaries.
 func (s *store) profile(id string, withFolders bool) (*profilesvc.Profile, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	p := s.st.profiles[id]
 	if p == nil {
 		return nil, profileNotFound(id)
@@ -143,8 +143,8 @@ func (s *store) profile(id string, withFolders bool) (*profilesvc.Profile, *apiE
 
 // profiles returns every profile with its folders, oldest first.
 func (s *store) profiles() []*profilesvc.Profile {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	recs := slices.Collect(maps.Values(s.st.profiles))
 	slices.SortFunc(recs, func(a, b *profileRec) int {
 		if c := a.createdAt.Compare(b.createdAt); c != 0 {
@@ -160,8 +160,8 @@ func (s *store) profiles() []*profilesvc.Profile {
 }
 
 func (s *store) updateProfile(id string, u profileUpdate) (*profilesvc.Profile, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	p, e := s.st.updateProfile(id, u)
 	if e != nil {
 		return nil, e
@@ -170,22 +170,22 @@ func (s *store) updateProfile(id string, u profileUpdate) (*profilesvc.Profile, 
 }
 
 func (s *store) deleteProfile(id string) *apiError {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	return s.st.deleteProfile(id)
 }
 
 func (s *store) listProfiles(workflowID string, q listQuery, encode func(cursor) string) (pageBody[*profilesvc.Profile], *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	return s.st.listProfiles(workflowID, q, encode)
 }
 
 // profileExists reports whether a profile exists, for a handler that
 // reports an unknown profile before anything about its body.
 func (s *store) profileExists(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	return s.st.profiles[id] != nil
 }
 

@@ -14,8 +14,8 @@ func (s *store) loadSeed(seed *Seed) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
 	before := s.st.clone()
 	if err := s.st.loadSeed(seed, specs); err != nil {
 		s.st = before

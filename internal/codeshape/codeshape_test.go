@@ -183,3 +183,33 @@ func report(t *testing.T, problems []string) {
 		t.Error(p)
 	}
 }
+
+// TestTenantLockOnlyInTheStore checks that the mock's state is changed in
+// one place: the tenant's lock, the store's tenantMu, is taken in the
+// store's files (mockserver/store*.go) and nowhere else.
+func TestTenantLockOnlyInTheStore(t *testing.T) {
+	_, files := sources(t)
+	var problems []string
+	uses := 0
+	for _, sf := range files {
+		if filepath.Dir(sf.path) != "mockserver" {
+			continue
+		}
+		inStore := strings.HasPrefix(filepath.Base(sf.path), "store")
+		ast.Inspect(sf.file, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "tenantMu" {
+				return true
+			}
+			uses++
+			if !inStore {
+				problems = append(problems, fmt.Sprintf("%s: the tenant's lock is used outside the store", sf.path))
+			}
+			return true
+		})
+	}
+	if uses == 0 {
+		t.Fatal("found no use of the store's tenantMu: the check no longer sees the lock")
+	}
+	report(t, problems)
+}
