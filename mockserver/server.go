@@ -3,6 +3,7 @@ package mockserver
 import (
 	"context"
 	"crypto/subtle"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -43,6 +44,7 @@ type Server struct {
 	httpSrv   *http.Server
 	connsMu   sync.Mutex
 	conns     map[net.Conn]http.ConnState // open connections, for Close
+	quieting  bool                        // Shutdown closes quiet connections
 	listener  net.Listener
 	serveDone chan struct{}
 }
@@ -91,7 +93,10 @@ func Start(addr string, opts ...Option) (*Server, error) {
 		WriteTimeout:      time.Minute, // long polls extend their own
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ConnState:         s.trackConn,
+		// HTTP/1.1 only, as httptest serves by default: a non-nil, empty
+		// map spares every server the setting up of HTTP/2.
+		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},
+		ConnState:    s.trackConn,
 	}
 	if s.cfg.logger != nil {
 		s.httpSrv.ErrorLog = slog.NewLogLogger(s.cfg.logger.Handler(), slog.LevelWarn)
@@ -180,22 +185,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		close(s.closing)
 		if s.httpSrv != nil {
 			s.httpSrv.SetKeepAlivesEnabled(false)
-			done := make(chan error, 1)
-			go func() { done <- s.httpSrv.Shutdown(ctx) }()
 			// http.Server.Shutdown leaves a connection that has sent
-			// nothing for five seconds; close those, and idle ones, now
-			// and as they appear until the requests under way are done.
-			tick := time.NewTicker(10 * time.Millisecond)
-		wait:
-			for {
-				s.closeQuietConns()
-				select {
-				case err = <-done:
-					break wait
-				case <-tick.C:
-				}
-			}
-			tick.Stop()
+			// nothing for five seconds: close those, and idle ones, now,
+			// and each that becomes so (trackConn) until the requests
+			// under way are done.
+			s.closeQuietConns()
+			err = s.httpSrv.Shutdown(ctx)
 			if err != nil {
 				_ = s.httpSrv.Close()
 			}
@@ -210,8 +205,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) trackConn(c net.Conn, state http.ConnState) {
 	s.connsMu.Lock()
 	defer s.connsMu.Unlock()
-	switch state {
-	case http.StateHijacked, http.StateClosed:
+	switch {
+	case state == http.StateHijacked || state == http.StateClosed:
+		delete(s.conns, c)
+	case s.quieting && (state == http.StateNew || state == http.StateIdle):
+		_ = c.Close()
 		delete(s.conns, c)
 	default:
 		s.conns[c] = state
@@ -219,10 +217,11 @@ func (s *Server) trackConn(c net.Conn, state http.ConnState) {
 }
 
 // closeQuietConns closes the connections that are idle or have not sent a
-// request yet.
+// request yet, and from now on each that becomes so.
 func (s *Server) closeQuietConns() {
 	s.connsMu.Lock()
 	defer s.connsMu.Unlock()
+	s.quieting = true
 	for c, st := range s.conns {
 		if st == http.StateNew || st == http.StateIdle {
 			_ = c.Close()
