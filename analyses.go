@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
@@ -278,7 +279,20 @@ func (c *Client) GetAnalysis(ctx context.Context, analysisID string, params *Get
 	if err := c.do(ctx, r, &a, opts); err != nil {
 		return nil, err
 	}
+	if a.ID == "" || !a.Status.valid() {
+		return nil, c.secret.maskErr(fmt.Errorf("%w: GET %s: the answer is not an analysis (id %q, status %q)",
+			ErrMalformedResponse, r.path, excerpt([]byte(a.ID), 40), excerpt([]byte(a.Status), 40)))
+	}
 	return &a, nil
+}
+
+// valid reports whether s is one of the four statuses.
+func (s AnalysisStatus) valid() bool {
+	switch s {
+	case AnalysisPending, AnalysisProcessing, AnalysisCompleted, AnalysisFailed:
+		return true
+	}
+	return false
 }
 
 // clampLongPoll rounds d up to whole seconds within MinLongPoll..MaxLongPoll.

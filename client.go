@@ -47,6 +47,8 @@ const longPollMargin = 15 * time.Second
 type Client struct {
 	base           *url.URL // scheme, host and any prefix, without /v1
 	apiKey         string
+	secret         *secret // the API key, as it is masked
+	maxResponse    int64
 	http           *http.Client
 	maxRetries     int
 	retryWaitMin   time.Duration
@@ -68,6 +70,7 @@ type config struct {
 	logger            *slog.Logger
 	userAgent         string
 	middleware        []Middleware
+	maxResponseSize   *int64
 	apiKeySet, urlSet bool
 }
 
@@ -164,7 +167,10 @@ func (cfg *config) validate() (*url.URL, error) {
 	if err != nil {
 		// An address can hold a secret (user info, a query): never repeat
 		// the key in the error.
-		return nil, errors.New(maskSecret(err.Error(), cfg.apiKey))
+		return nil, errors.New(newSecret(cfg.apiKey).mask(err.Error()))
+	}
+	if cfg.maxResponseSize != nil && *cfg.maxResponseSize <= 0 {
+		return nil, fmt.Errorf("profilesvc: the largest answer, %d bytes, must be positive", *cfg.maxResponseSize)
 	}
 	if cfg.maxRetries != nil && *cfg.maxRetries < 0 {
 		return nil, fmt.Errorf("profilesvc: max retries %d is negative", *cfg.maxRetries)
@@ -185,6 +191,8 @@ func (cfg *config) newClient(base *url.URL) *Client {
 	c := &Client{
 		base:           base,
 		apiKey:         cfg.apiKey,
+		secret:         newSecret(cfg.apiKey),
+		maxResponse:    DefaultMaxResponseSize,
 		maxRetries:     DefaultMaxRetries,
 		retryWaitMin:   DefaultRetryWaitMin,
 		retryWaitMax:   DefaultRetryWaitMax,
@@ -197,6 +205,9 @@ func (cfg *config) newClient(base *url.URL) *Client {
 	}
 	if cfg.maxRetries != nil {
 		c.maxRetries = *cfg.maxRetries
+	}
+	if cfg.maxResponseSize != nil {
+		c.maxResponse = *cfg.maxResponseSize
 	}
 	if cfg.waitMin != 0 || cfg.waitMax != 0 {
 		c.retryWaitMin, c.retryWaitMax = cfg.waitMin, cfg.waitMax
@@ -217,9 +228,7 @@ func (cfg *config) newClient(base *url.URL) *Client {
 		transport = http.DefaultTransport
 	}
 	hc.Transport = &attemptTransport{base: transport, middleware: cfg.middleware}
-	if hc.CheckRedirect == nil {
-		hc.CheckRedirect = sameHostRedirects
-	}
+	hc.CheckRedirect = keyStaysHome(hc.CheckRedirect)
 	c.http = &hc
 	return c
 }
@@ -251,16 +260,47 @@ func parseBaseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// sameHostRedirects follows redirects only within the service's host, so
-// that the API key is never sent to another one.
+// sameHostRedirects is the default redirect policy: redirects are followed
+// only within the service's origin; the answer of one to another origin is
+// the call's answer.
 func sameHostRedirects(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}
-	if req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
+	if !sameOrigin(req.URL, via[0].URL) {
 		return http.ErrUseLastResponse
 	}
 	return nil
+}
+
+// keyStaysHome wraps a redirect policy, the caller's (WithHTTPClient) or
+// the default, so that a redirect to another origin (scheme, host or port)
+// never carries the API key: Go drops only its own sensitive headers.
+func keyStaysHome(policy func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	if policy == nil {
+		policy = sameHostRedirects
+	}
+	return func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(req.URL, via[0].URL) {
+			req.Header.Del("x-api-key")
+		}
+		return policy(req, via)
+	}
+}
+
+// sameOrigin reports whether two URLs have the same scheme, host and port,
+// a missing port being the scheme's own.
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
 // BaseURL returns the service address the client sends requests to,
@@ -333,6 +373,9 @@ type request struct {
 	json   any       // body to encode as JSON, or nil
 	body   *bodySpec // a streamed body, or nil
 	accept string    // default application/json
+	// stream leaves a successful answer's body to the caller to read, as
+	// it comes; otherwise it is read whole within the retry loop.
+	stream bool
 	// longPoll is how long the server may hold the request; the attempt
 	// timeout is at least longPoll plus a margin.
 	longPoll time.Duration
@@ -369,7 +412,7 @@ func (c *Client) do(ctx context.Context, r *request, out any, opts []RequestOpti
 	}
 	defer closeBody(resp.Body)
 	if out != nil && resp.StatusCode != http.StatusNoContent {
-		if err := r.decode(resp, out); err != nil {
+		if err := r.decode(resp, out, c.secret); err != nil {
 			return err
 		}
 	}
@@ -377,25 +420,16 @@ func (c *Client) do(ctx context.Context, r *request, out any, opts []RequestOpti
 	return nil
 }
 
-// decode reads a successful answer whole and decodes it into out. A body
-// that breaks off while it is read leaves the outcome of a request that is
-// not idempotent unknown: the service acted on it, but its answer is lost.
-func (r *request) decode(resp *http.Response, out any) error {
-	// Read the answer whole into a buffer of its announced size, then
-	// decode: cheaper than a json.Decoder, which grows its buffer by
-	// doubling.
-	var buf bytes.Buffer
-	if resp.ContentLength > 0 && resp.ContentLength < 64<<20 {
-		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
+// decode decodes a successful answer, read whole within the retry loop
+// (see retrier.readBody), into out. An answer that is not JSON of out's
+// shape matches ErrMalformedResponse.
+func (r *request) decode(resp *http.Response, out any, secret *secret) error {
+	var data []byte
+	if b, ok := resp.Body.(bufferedBody); ok {
+		data = b.data
 	}
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
-		if !isIdempotent(r.method) {
-			err = &outcomeUnknownError{err: err}
-		}
-		return fmt.Errorf("profilesvc: %s %s: reading the answer: %w", r.method, r.path, err)
-	}
-	if err := json.Unmarshal(buf.Bytes(), out); err != nil {
-		return fmt.Errorf("profilesvc: %s %s: decoding the answer: %w", r.method, r.path, err)
+	if err := json.Unmarshal(data, out); err != nil {
+		return secret.maskErr(fmt.Errorf("%w: %s %s: the answer is not JSON of the expected shape: %w", ErrMalformedResponse, r.method, r.path, err))
 	}
 	return nil
 }
@@ -421,7 +455,8 @@ func (c *Client) send(ctx context.Context, r *request, cc *callConfig) (*http.Re
 		retries = 0
 	}
 	rt := &retrier{
-		secret:      c.apiKey,
+		secret:      c.secret,
+		maxResponse: c.maxResponse,
 		method:      r.method,
 		path:        r.path,
 		url:         req.URL.String(),
@@ -444,14 +479,17 @@ func (c *Client) send(ctx context.Context, r *request, cc *callConfig) (*http.Re
 		ErrorHandler: rt.lastResponse,
 	}
 	if c.logger != nil {
-		rc.Logger = slogAdapter{l: c.logger, secret: c.apiKey}
+		rc.Logger = slogAdapter{l: c.logger, secret: c.secret}
+	}
+	if !r.stream {
+		req.SetResponseHandler(rt.readBody)
 	}
 	resp, err := rc.Do(req)
 	if err != nil {
 		if resp != nil {
 			closeBody(resp.Body)
 		}
-		return nil, rt.wrap(ctx, err)
+		return nil, c.secret.maskErr(rt.wrap(ctx, err))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer closeBody(resp.Body)
@@ -591,12 +629,4 @@ func jsonBytes(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
-// maskSecret replaces every occurrence of secret in s.
-func maskSecret(s, secret string) string {
-	if secret == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, secret, "[REDACTED]")
 }

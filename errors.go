@@ -243,17 +243,13 @@ type errorEnvelope struct {
 
 // newAPIError builds an *APIError from an answer's status, headers and
 // body. A body that is not the service's error JSON (an HTML page from a
-// proxy, an empty body) still gives a useful message. Any occurrence of
-// secret (the API key, should a server echo it) is masked in the message
-// and the body.
-func newAPIError(status int, header http.Header, body []byte, secret string) *APIError {
-	if secret != "" {
-		body = bytes.ReplaceAll(body, []byte(secret), []byte("[REDACTED]"))
-	}
+// proxy, an empty body) still gives a useful message. The API key, should
+// a server echo it, is masked in every field.
+func newAPIError(status int, header http.Header, body []byte, secret *secret) *APIError {
 	e := &APIError{
 		StatusCode: status,
-		Body:       body,
-		RequestID:  header.Get("X-Request-Id"),
+		Body:       secret.maskBytes(body),
+		RequestID:  secret.mask(header.Get("X-Request-Id")),
 	}
 	if d, ok := parseRetryAfter(header.Get("Retry-After"), time.Now()); ok {
 		e.RetryAfter = d
@@ -261,13 +257,15 @@ func newAPIError(status int, header http.Header, body []byte, secret string) *AP
 	var env errorEnvelope
 	if len(bytes.TrimSpace(body)) > 0 && json.Unmarshal(body, &env) == nil && env.Error != nil &&
 		(env.Error.Code != "" || env.Error.Message != "") {
-		// Masked again once decoded: a JSON escape or a dropped character
-		// could have hidden the key from the mask of the raw bytes.
-		e.Code = maskSecret(env.Error.Code, secret)
-		e.Message = maskSecret(env.Error.Message, secret)
+		// Masked again once decoded: a JSON escape could have hidden the
+		// key from the mask of the raw bytes.
+		e.Code = secret.mask(env.Error.Code)
+		e.Message = secret.mask(env.Error.Message)
 		return e
 	}
-	e.Message = maskSecret(describeBody(status, header.Get("Content-Type"), body), secret)
+	// Masked after the excerpt is made: dropping markup and folding space
+	// can join a key that the raw bytes held apart.
+	e.Message = secret.mask(describeBody(status, header.Get("Content-Type"), body))
 	return e
 }
 
@@ -371,6 +369,7 @@ type transportError struct {
 	method, url string
 	attempts    int
 	err         error
+	secret      *secret
 }
 
 func (e *transportError) Error() string {
@@ -380,9 +379,9 @@ func (e *transportError) Error() string {
 		cause = uerr.Err
 	}
 	if e.attempts > 1 {
-		return fmt.Sprintf("profilesvc: %s %s: after %d attempts: %v", e.method, e.url, e.attempts, cause)
+		return e.secret.mask(fmt.Sprintf("profilesvc: %s %s: after %d attempts: %v", e.method, e.url, e.attempts, cause))
 	}
-	return fmt.Sprintf("profilesvc: %s %s: %v", e.method, e.url, cause)
+	return e.secret.mask(fmt.Sprintf("profilesvc: %s %s: %v", e.method, e.url, cause))
 }
 
 func (e *transportError) Unwrap() error { return e.err }

@@ -149,7 +149,7 @@ func TestAPIError_IsSentinelOfEveryCode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
-			e := newAPIError(tt.status, http.Header{}, errorsTestBody(tt.code, tt.status, "msg"), "")
+			e := newAPIError(tt.status, http.Header{}, errorsTestBody(tt.code, tt.status, "msg"), nil)
 			assert.Equal(t, tt.code, e.Code, "Code keeps the raw code")
 			assert.Equal(t, tt.status, e.StatusCode)
 			assert.Equal(t, "msg", e.Message)
@@ -228,7 +228,7 @@ func TestAPIError_StatusFallback(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newAPIError(tt.status, http.Header{}, errorsTestBody(tt.code, tt.status, "m"), "")
+			e := newAPIError(tt.status, http.Header{}, errorsTestBody(tt.code, tt.status, "m"), nil)
 			errorsTestAssertMatches(t, e, tt.want...)
 		})
 	}
@@ -278,7 +278,7 @@ func TestAPIError_MasksSecret(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := http.Header{}
 			h.Set("Content-Type", tt.contentType)
-			e := newAPIError(http.StatusUnauthorized, h, []byte(tt.body), secret)
+			e := newAPIError(http.StatusUnauthorized, h, []byte(tt.body), newSecret(secret))
 			assert.NotContains(t, e.Error(), secret)
 			assert.NotContains(t, e.Message, secret)
 			assert.NotContains(t, string(e.Body), secret)
@@ -290,7 +290,7 @@ func TestAPIError_MasksSecret(t *testing.T) {
 func TestAPIError_RequestIDCaseInsensitive(t *testing.T) {
 	h := http.Header{}
 	h.Set("x-request-id", "req_lower")
-	e := newAPIError(404, h, errorsTestBody(CodeItemNotFound, 404, "gone"), "")
+	e := newAPIError(404, h, errorsTestBody(CodeItemNotFound, 404, "gone"), nil)
 	assert.Equal(t, "req_lower", e.RequestID)
 }
 
@@ -385,7 +385,7 @@ func TestAPIError_NonJSONBodies(t *testing.T) {
 				h.Set("Content-Type", tt.contentType)
 			}
 			var e *APIError
-			require.NotPanics(t, func() { e = newAPIError(tt.status, h, tt.body, "") })
+			require.NotPanics(t, func() { e = newAPIError(tt.status, h, tt.body, nil) })
 			assert.Equal(t, tt.status, e.StatusCode)
 			assert.Empty(t, e.Code)
 			assert.Equal(t, tt.body, e.Body)
@@ -468,7 +468,7 @@ func TestAPIError_RetryAfterParsed(t *testing.T) {
 			if tt.value != "" {
 				h.Set("Retry-After", tt.value)
 			}
-			e := newAPIError(http.StatusServiceUnavailable, h, nil, "")
+			e := newAPIError(http.StatusServiceUnavailable, h, nil, nil)
 			assert.GreaterOrEqual(t, e.RetryAfter, tt.min)
 			assert.LessOrEqual(t, e.RetryAfter, tt.max)
 		})

@@ -44,7 +44,7 @@ func FuzzAPIError(f *testing.F) {
 			h.Set("Retry-After", retryAfter)
 		}
 		original := append([]byte(nil), body...)
-		e := newAPIError(status, h, body, secret)
+		e := newAPIError(status, h, body, newSecret(secret))
 		msg := e.Error()
 		if strings.TrimSpace(msg) == "" {
 			t.Fatal("Error() is empty")

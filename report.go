@@ -151,6 +151,7 @@ func (c *Client) DownloadReport(ctx context.Context, analysisID string, params *
 		return nil, err
 	}
 	r.accept = "application/pdf"
+	r.stream = true
 	var variant ReportParams
 	if params != nil {
 		variant = *params

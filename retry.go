@@ -64,7 +64,7 @@ func retryableError(idempotent bool, err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
-	if isPermanentTransportError(err) {
+	if isPermanentTransportError(err) || errors.Is(err, ErrResponseTooLarge) {
 		return false
 	}
 	if idempotent {
@@ -156,7 +156,7 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 // hooks: check decides and computes the wait, backoff hands it over, and
 // lastResponse keeps the final answer so that its typed error is returned.
 type retrier struct {
-	secret           string // the API key, masked in errors read from answers
+	secret           *secret // the API key, masked in errors and log lines
 	method, path     string
 	url              string // the request's whole address, for transport errors
 	idempotent       bool
@@ -167,6 +167,10 @@ type retrier struct {
 	jitter           func() float64
 
 	attempts    int
+	maxResponse int64 // the largest answer readBody reads
+	// rechecking is set by readBody when it failed: check is called again
+	// for the same attempt, which it must not count twice.
+	rechecking  bool
 	wait        time.Duration // the wait check chose for the next retry
 	lastErr     error         // the last failure that was retried
 	attemptTime time.Time
@@ -174,7 +178,12 @@ type retrier struct {
 
 // check is the CheckRetry hook. It is called after every attempt.
 func (r *retrier) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	r.attempts++
+	recheck := r.rechecking
+	if recheck {
+		r.rechecking = false
+	} else {
+		r.attempts++
+	}
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
@@ -189,7 +198,9 @@ func (r *retrier) check(ctx context.Context, resp *http.Response, err error) (bo
 		}
 		failure = err
 	default:
-		r.log(slog.LevelDebug, "response", "attempt", r.attempts, "status", resp.StatusCode, "elapsed", r.now().Sub(r.attemptTime))
+		if !recheck {
+			r.log(slog.LevelDebug, "response", "attempt", r.attempts, "status", resp.StatusCode, "elapsed", r.now().Sub(r.attemptTime))
+		}
 		if !retryableStatus(r.idempotent, resp.StatusCode) {
 			return false, nil
 		}
@@ -259,12 +270,20 @@ func (r *retrier) wrap(ctx context.Context, err error) error {
 		}
 		return fmt.Errorf("profilesvc: %s %s: %w", r.method, r.path, ctxErr)
 	}
-	return &transportError{method: r.method, url: r.url, attempts: r.attempts, err: err}
+	return &transportError{method: r.method, url: r.url, attempts: r.attempts, err: err, secret: r.secret}
 }
 
 func (r *retrier) log(level slog.Level, msg string, args ...any) {
 	if r.logger == nil {
 		return
+	}
+	for i, a := range args {
+		switch v := a.(type) {
+		case error:
+			args[i] = r.secret.mask(v.Error())
+		case string:
+			args[i] = r.secret.mask(v)
+		}
 	}
 	args = append([]any{"method", r.method, "path", r.path}, args...)
 	r.logger.Log(context.Background(), level, "profilesvc: "+msg, args...)

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptrace"
-	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -76,7 +75,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, err
 	}
 	if d > 0 {
-		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+		resp.Body = &attemptBody{ReadCloser: resp.Body, ctx: ctx, parent: parent, limit: d, cancel: cancel}
 	} else {
 		cancel()
 	}
@@ -110,13 +109,25 @@ func wrapMiddleware(mw Middleware, next MiddlewareNext) MiddlewareNext {
 	return func(req *http.Request) (*http.Response, error) { return mw(req, next) }
 }
 
-// cancelOnClose releases an attempt's deadline when its body is closed.
-type cancelOnClose struct {
+// attemptBody is the body of an answer read within its attempt's time
+// limit: running out of it while reading is ErrRequestTimeout, as before
+// the headers. Closing it releases the attempt's deadline.
+type attemptBody struct {
 	io.ReadCloser
-	cancel context.CancelFunc
+	ctx, parent context.Context
+	limit       time.Duration
+	cancel      context.CancelFunc
 }
 
-func (b *cancelOnClose) Close() error {
+func (b *attemptBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && context.Cause(b.ctx) == errAttemptTimeout && b.parent.Err() == nil {
+		err = fmt.Errorf("%w after %v while reading the answer (%v)", ErrRequestTimeout, b.limit, err)
+	}
+	return n, err
+}
+
+func (b *attemptBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
 	return err
@@ -124,11 +135,11 @@ func (b *cancelOnClose) Close() error {
 
 // slogAdapter lets go-retryablehttp log through the caller's slog.Logger.
 // Its errors are logged as warnings: a failed attempt is not yet a failed
-// call, and the call's error reaches the caller anyway. Any value that
-// holds the API key has it masked, although the SDK never passes one.
+// call, and the call's error reaches the caller anyway. Every value that
+// could hold the API key has it masked.
 type slogAdapter struct {
 	l      *slog.Logger
-	secret string
+	secret *secret
 }
 
 func (a slogAdapter) Error(msg string, kv ...any) { a.log(slog.LevelWarn, msg, kv) }
@@ -144,24 +155,17 @@ func (a slogAdapter) log(level slog.Level, msg string, kv []any) {
 	for i, v := range kv {
 		kv[i] = a.mask(v)
 	}
-	a.l.Log(ctx, level, "profilesvc: "+a.maskString(msg), kv...)
+	a.l.Log(ctx, level, "profilesvc: "+a.secret.mask(msg), kv...)
 }
 
 func (a slogAdapter) mask(v any) any {
 	switch x := v.(type) {
 	case string:
-		return a.maskString(x)
+		return a.secret.mask(x)
 	case error:
-		return a.maskString(x.Error())
+		return a.secret.mask(x.Error())
 	case fmt.Stringer:
-		return a.maskString(x.String())
+		return a.secret.mask(x.String())
 	}
 	return v
-}
-
-func (a slogAdapter) maskString(s string) string {
-	if a.secret == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, a.secret, "[REDACTED]")
 }

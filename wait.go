@@ -81,13 +81,18 @@ type waiter struct {
 	last       *Analysis
 	lastStatus AnalysisStatus
 	failures   int  // consecutive transient failures
+	malformed  int  // consecutive answers that were not an analysis
+	retries    int  // how many of those are retried
 	quick      int  // consecutive polls the service did not hold
 	first      bool // the next request is a plain read
 	wasFirst   bool // the last request was a plain read
 }
 
 func newWaiter(ctx context.Context, c *Client, id string, opts *WaitOptions, reqOpts []RequestOption) *waiter {
-	w := &waiter{c: c, id: id, reqOpts: reqOpts}
+	w := &waiter{c: c, id: id, reqOpts: reqOpts, retries: c.maxRetries}
+	if n := newCallConfig(reqOpts).retries; n != nil && *n >= 0 {
+		w.retries = *n
+	}
 	if opts != nil {
 		w.opts = *opts
 	}
@@ -133,7 +138,14 @@ func (w *waiter) failed(ctx context.Context, err error) error {
 	if ctx.Err() != nil || errors.As(err, &passDeadline) {
 		return waitError(w.id, w.last, err)
 	}
-	if !transient(err) {
+	if errors.Is(err, ErrMalformedResponse) {
+		// A service that answers 200 with something else may do so again:
+		// asked again as often as a failed request is retried, no more.
+		w.malformed++
+		if w.malformed > w.retries {
+			return err
+		}
+	} else if !transient(err) {
 		return err
 	}
 	if err := sleep(ctx, backoff(w.c.retryWaitMin, w.c.retryWaitMax, w.failures, randomJitter)); err != nil {
@@ -146,7 +158,7 @@ func (w *waiter) failed(ctx context.Context, err error) error {
 // seen takes in an analysis the service answered with, reporting a change
 // of status; it reports whether the wait is over, and with what error.
 func (w *waiter) seen(a *Analysis) (bool, error) {
-	w.failures = 0
+	w.failures, w.malformed = 0, 0
 	w.last = a
 	if a.Status != w.lastStatus {
 		w.lastStatus = a.Status
