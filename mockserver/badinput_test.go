@@ -221,7 +221,7 @@ func TestBadInput(t *testing.T) {
 		{"PATCH an analysis", "PATCH", analysis, jsonCT, `{}`, false, 405, "METHOD_NOT_ALLOWED", "PATCH"},
 		{"GET analyze", "GET", analyze, "", "", false, 405, "METHOD_NOT_ALLOWED", "GET"},
 		{"DELETE a report", "DELETE", analysis + "/report", "", "", false, 405, "METHOD_NOT_ALLOWED", "DELETE"},
-		{"HEAD a folder list", "HEAD", folders, "", "", false, 405, "", ""},
+		{"HEAD a folder list: answered as GET, without a body", "HEAD", folders, "", "", false, 200, "", ""},
 
 		// Path IDs are opaque segments: no escape, no cleaning, no redirect.
 		{"encoded slash and .. in a folder ID", "GET", "/v1/folders/..%2Fprofiles%2F" + pid, "", "", false, 404, "SVC_3009", "../profiles/" + pid},
@@ -263,8 +263,9 @@ func TestBadInput(t *testing.T) {
 				t.Fatalf("redirect: %d to %q", r.Status, r.Header.Get("Location"))
 			}
 			if c.method == "HEAD" {
-				if r.Status != c.status {
-					t.Errorf("status = %d, want %d", r.Status, c.status)
+				if r.Status != c.status || len(r.Body) != 0 || r.Header.Get("Content-Type") != "application/json; charset=utf-8" {
+					t.Errorf("HEAD: status %d, Content-Type %q, %d bytes of body; want %d, the GET's Content-Type and no body",
+						r.Status, r.Header.Get("Content-Type"), len(r.Body), c.status)
 				}
 				return
 			}

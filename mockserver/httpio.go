@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/profilesvc/profilesvc-go"
 )
@@ -30,8 +31,28 @@ type apiError struct {
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.status, e.code, e.message) }
 
+// errorf makes an error answer. A string argument, which may be a value
+// the client sent, is shown clipped to maxEcho characters: an answer never
+// echoes a huge value back.
 func errorf(status int, code, format string, args ...any) *apiError {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = clip(s)
+		}
+	}
 	return &apiError{status: status, code: code, message: fmt.Sprintf(format, args...)}
+}
+
+// maxEcho is the most characters of a value an error message shows.
+const maxEcho = 100
+
+// clip returns s, or its first maxEcho characters followed by "…" and how
+// long it was.
+func clip(s string) string {
+	if len(s) <= maxEcho || utf8.RuneCountInString(s) <= maxEcho {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d characters)", string([]rune(s)[:maxEcho]), utf8.RuneCountInString(s))
 }
 
 func validation(format string, args ...any) *apiError {
@@ -158,6 +179,13 @@ func unmarshalStrict(body []byte, v any) *apiError {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return validation("the request body is empty: a JSON object is required")
 	}
+	if !utf8.Valid(body) {
+		// encoding/json would replace the bad bytes silently.
+		if field := invalidUTF8Field(body); field != "" {
+			return validation("field %q is not valid UTF-8", field)
+		}
+		return validation("the request body is not valid UTF-8")
+	}
 	if e := checkExactKeys(body, reflect.TypeOf(v), ""); e != nil {
 		return e
 	}
@@ -176,6 +204,79 @@ func unmarshalStrict(body []byte, v any) *apiError {
 	return nil
 }
 
+// invalidUTF8Field names the field (as "a.b[2].c") whose key or value
+// holds the body's first invalid UTF-8, or "" when that is outside any
+// field.
+func invalidUTF8Field(body []byte) string {
+	off := 0
+	for off < len(body) {
+		r, size := utf8.DecodeRune(body[off:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		off += size
+	}
+	// One level per open object or array: the key or index of the value
+	// the decoder is in.
+	type level struct {
+		object    bool
+		expectKey bool
+		key       string
+		index     int
+	}
+	var levels []level
+	path := func() string {
+		var b strings.Builder
+		for _, l := range levels {
+			if l.object {
+				b.WriteString("." + l.key)
+			} else {
+				fmt.Fprintf(&b, "[%d]", l.index)
+			}
+		}
+		return strings.TrimPrefix(b.String(), ".")
+	}
+	valueDone := func() {
+		if n := len(levels); n > 0 {
+			if levels[n-1].object {
+				levels[n-1].expectKey = true
+			} else {
+				levels[n-1].index++
+			}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		before := int64(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		within := before <= int64(off) && int64(off) < dec.InputOffset()
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			levels = append(levels, level{object: tok == json.Delim('{'), expectKey: true})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			levels = levels[:len(levels)-1]
+			valueDone()
+			continue
+		}
+		if n := len(levels); n > 0 && levels[n-1].object && levels[n-1].expectKey {
+			levels[n-1].key, _ = tok.(string)
+			levels[n-1].expectKey = false
+			if within {
+				return path()
+			}
+			continue
+		}
+		if within {
+			return path()
+		}
+		valueDone()
+	}
+}
+
 // jsonError describes a JSON decoding error in the terms of the request.
 func jsonError(err error) *apiError {
 	var typeErr *json.UnmarshalTypeError
@@ -185,6 +286,9 @@ func jsonError(err error) *apiError {
 		field := typeErr.Field
 		if field == "" {
 			return validation("the request body must be a JSON object, not %s", typeErr.Value)
+		}
+		if outOfRange(typeErr) {
+			return validation("field %q is out of range for %s", field, jsonTypeName(typeErr.Type.Kind().String()))
 		}
 		return validation("field %q must be %s, not %s", field, jsonTypeName(typeErr.Type.Kind().String()), typeErr.Value)
 	case errors.As(err, &syntaxErr):
@@ -199,6 +303,25 @@ func jsonError(err error) *apiError {
 		return validation("%s", fe.Error())
 	}
 	return validation("the request body is not valid: %v", err)
+}
+
+// outOfRange reports whether a type error is a well-formed number that
+// the field's type cannot hold: too large for a float, or an integer too
+// large for an integer field.
+func outOfRange(e *json.UnmarshalTypeError) bool {
+	num, ok := strings.CutPrefix(e.Value, "number ")
+	if !ok {
+		return false
+	}
+	if _, err := strconv.ParseFloat(num, 64); errors.Is(err, strconv.ErrRange) {
+		return true
+	}
+	switch e.Type.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return !strings.ContainsAny(num, ".eE")
+	}
+	return false
 }
 
 // fieldError is a validation failure found while decoding a field.
@@ -240,6 +363,12 @@ func (o *opt[T]) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	return json.Unmarshal(b, &o.value)
+}
+
+// checkQuery refuses a query that queryValues would refuse.
+func checkQuery(r *http.Request, allowed []string) *apiError {
+	_, e := queryValues(r, allowed...)
+	return e
 }
 
 // queryValues parses the request's query strictly: a malformed escape is

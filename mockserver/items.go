@@ -77,6 +77,14 @@ func decodeItemSpec(t *Tenant, r *http.Request) (*itemSpec, *apiError) {
 		"Content-Type %q is not supported here: upload a file as multipart/form-data, or a text or JSON item as application/json", r.Header.Get("Content-Type"))
 }
 
+// Bounds of an upload's fields: a name is read up to maxNamePart bytes
+// (four bytes for each of its most characters), metadata up to
+// maxMetadataPart.
+const (
+	maxNamePart     = 4 * maxNameLength
+	maxMetadataPart = 1 << 20
+)
+
 // upload is a parsed multipart upload.
 type upload struct {
 	name, filename, contentType string
@@ -120,18 +128,24 @@ func readUpload(r *http.Request, limit int64) (*upload, *apiError) {
 				up.name = up.filename
 			}
 		case "name":
-			b, err := io.ReadAll(io.LimitReader(part, 4096))
+			b, err := io.ReadAll(io.LimitReader(part, maxNamePart+1))
 			if err != nil {
 				return nil, multipartError(err, limit)
+			}
+			if len(b) > maxNamePart {
+				return nil, validation("field \"name\" is too long: at most %d characters", maxNameLength)
 			}
 			if e := checkName("name", string(b)); e != nil {
 				return nil, e
 			}
 			up.name, sawName = string(b), true
 		case "metadata":
-			b, err := io.ReadAll(io.LimitReader(part, 1<<20))
+			b, err := io.ReadAll(io.LimitReader(part, maxMetadataPart+1))
 			if err != nil {
 				return nil, multipartError(err, limit)
+			}
+			if len(b) > maxMetadataPart {
+				return nil, validation("field \"metadata\" is too long: at most %d bytes", maxMetadataPart)
 			}
 			if err := json.Unmarshal(b, &up.metadata); err != nil || up.metadata == nil {
 				return nil, validation("field \"metadata\" must be a JSON object")

@@ -2451,7 +2451,7 @@ func TestKitControlRequests(t *testing.T) {
 	if list.Items[0].Method != "POST" || string(list.Items[0].Body) != `{"name":"recorded"}` || list.Items[0].Status != 201 {
 		t.Errorf("first recorded request = %+v", list.Items[0])
 	}
-	if list.Items[1].Path != "/v1/profiles/pf_missing" || list.Items[1].Query.Get("x") != "1" || list.Items[1].Status != 404 {
+	if list.Items[1].Path != "/v1/profiles/pf_missing" || list.Items[1].Query.Get("x") != "1" || list.Items[1].Status != 400 {
 		t.Errorf("second recorded request = %+v", list.Items[1])
 	}
 	if list.Items[0].Header.Get("X-Api-Key") != "[REDACTED]" {

@@ -29,66 +29,80 @@ const (
 func routes() []route {
 	return []route{
 		// Published.
-		{"POST", apiroutes.WorkflowProfiles, handleCreateProfile},
-		{"PATCH", apiroutes.Profile, handleUpdateProfile},
-		{"DELETE", apiroutes.Profile, handleDeleteProfile},
-		{"GET", apiroutes.ProfileFolders, handleListFolders},
-		{"GET", apiroutes.Folder, handleGetFolder},
-		{"PATCH", apiroutes.Folder, handleRenameFolder},
-		{"DELETE", apiroutes.Folder, handleDeleteFolder},
-		{"PATCH", apiroutes.Item, handleUpdateItem},
-		{"POST", apiroutes.Analyze, handleStartAnalysis},
-		{"GET", apiroutes.Analysis, handleGetAnalysis},
-		{"GET", apiroutes.AnalysisReport, handleReport},
-		{"DELETE", apiroutes.Analysis, handleDeleteAnalysis},
+		{"POST", apiroutes.WorkflowProfiles, handleCreateProfile, nil},
+		{"PATCH", apiroutes.Profile, handleUpdateProfile, nil},
+		{"DELETE", apiroutes.Profile, handleDeleteProfile, nil},
+		{"GET", apiroutes.ProfileFolders, handleListFolders, listParams},
+		{"GET", apiroutes.Folder, handleGetFolder, nil},
+		{"PATCH", apiroutes.Folder, handleRenameFolder, nil},
+		{"DELETE", apiroutes.Folder, handleDeleteFolder, nil},
+		{"PATCH", apiroutes.Item, handleUpdateItem, nil},
+		{"POST", apiroutes.Analyze, handleStartAnalysis, nil},
+		{"GET", apiroutes.Analysis, handleGetAnalysis, []string{"waitForReport", "timeoutSeconds"}},
+		{"GET", apiroutes.AnalysisReport, handleReport, []string{"locale", "includeRawData"}},
+		{"DELETE", apiroutes.Analysis, handleDeleteAnalysis, nil},
 
 		// Inferred.
-		{"GET", apiroutes.WorkflowProfiles, handleListProfiles},
-		{"GET", apiroutes.Profile, handleGetProfile},
-		{"POST", apiroutes.ProfileFolders, handleCreateFolder},
-		{"POST", apiroutes.FolderItems, handleCreateItem},
-		{"GET", apiroutes.Item, handleGetItem},
-		{"DELETE", apiroutes.Item, handleDeleteItem},
-		{"GET", apiroutes.ProfileAnalyses, handleListAnalyses},
+		{"GET", apiroutes.WorkflowProfiles, handleListProfiles, listParams},
+		{"GET", apiroutes.Profile, handleGetProfile, nil},
+		{"POST", apiroutes.ProfileFolders, handleCreateFolder, nil},
+		{"POST", apiroutes.FolderItems, handleCreateItem, nil},
+		{"GET", apiroutes.Item, handleGetItem, nil},
+		{"DELETE", apiroutes.Item, handleDeleteItem, nil},
+		{"GET", apiroutes.ProfileAnalyses, handleListAnalyses, pageParams},
 
 		// Storage artifacts of items (url and storageOriginalUrl).
-		{"GET", storageOriginalPath, handleItemOriginal},
-		{"GET", storageTextPath, handleItemText},
+		{"GET", storageOriginalPath, handleItemOriginal, nil},
+		{"GET", storageTextPath, handleItemText, nil},
 
 		// The control API.
-		{"POST", "/_mock/reset", handleReset},
-		{"GET", "/_mock/workflows", handleListWorkflows},
-		{"POST", "/_mock/workflows", handleAddWorkflow},
-		{"POST", "/_mock/seed", handleSeed},
-		{"POST", "/_mock/items/{itemId}/status", handleSetItemStatus},
-		{"POST", "/_mock/analyses/{analysisId}/process", handleProcessAnalysis},
-		{"POST", "/_mock/analyses/{analysisId}/complete", handleCompleteAnalysis},
-		{"POST", "/_mock/analyses/{analysisId}/fail", handleFailAnalysis},
-		{"POST", "/_mock/analyses/{analysisId}/verification", handleSetVerification},
-		{"GET", "/_mock/faults", handleListFaults},
-		{"POST", "/_mock/faults", handleAddFault},
-		{"DELETE", "/_mock/faults", handleClearFaults},
-		{"DELETE", "/_mock/faults/{faultId}", handleRemoveFault},
-		{"GET", "/_mock/requests", handleListRequests},
-		{"DELETE", "/_mock/requests", handleClearRequests},
+		{"POST", "/_mock/reset", handleReset, nil},
+		{"GET", "/_mock/workflows", handleListWorkflows, nil},
+		{"POST", "/_mock/workflows", handleAddWorkflow, nil},
+		{"POST", "/_mock/seed", handleSeed, nil},
+		{"POST", "/_mock/items/{itemId}/status", handleSetItemStatus, nil},
+		{"POST", "/_mock/analyses/{analysisId}/process", handleProcessAnalysis, nil},
+		{"POST", "/_mock/analyses/{analysisId}/complete", handleCompleteAnalysis, nil},
+		{"POST", "/_mock/analyses/{analysisId}/fail", handleFailAnalysis, nil},
+		{"POST", "/_mock/analyses/{analysisId}/verification", handleSetVerification, nil},
+		{"GET", "/_mock/faults", handleListFaults, nil},
+		{"POST", "/_mock/faults", handleAddFault, nil},
+		{"DELETE", "/_mock/faults", handleClearFaults, nil},
+		{"DELETE", "/_mock/faults/{faultId}", handleRemoveFault, nil},
+		{"GET", "/_mock/requests", handleListRequests, nil},
+		{"DELETE", "/_mock/requests", handleClearRequests, nil},
 	}
 }
 
-// route is one entry of the route table.
+// Query parameters of the listings.
+var (
+	pageParams = []string{"limit", "cursor"}
+	listParams = []string{"limit", "cursor", "search", "sort", "order"}
+)
+
+// route is one entry of the route table: a GET route answers HEAD too, as
+// HTTP requires, without a body.
 type route struct {
 	method, path string
 	handler      tenantHandler
+	// query names the route's query parameters: any other, a malformed
+	// query or a parameter given twice is refused before the handler runs.
+	query []string
 }
 
-// ServeHTTP runs the handler for the request's tenant. The handler answers
-// into a buffer, sent once it has returned: by then it has released the
-// tenant's lock, so a client slow to read its answer never holds up the
-// others.
-func (h tenantHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP runs the route's handler for the request's tenant. The
+// handler answers into a buffer, sent once it has returned: by then it has
+// released the tenant's lock, so a client slow to read its answer never
+// holds up the others.
+func (rt route) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := exchangeOf(r)
 	bw := &x.buffered
 	bw.ResponseWriter = w
-	if e := h(x.tenant, bw, r); e != nil {
+	e := checkQuery(r, rt.query)
+	if e == nil {
+		e = rt.handler(x.tenant, bw, r)
+	}
+	if e != nil {
 		writeError(bw, e)
 	}
 	bw.flush()
@@ -104,7 +118,11 @@ var router = sync.OnceValue(func() *mux.Router {
 	r.UseEncodedPath()
 	r.SkipClean(true)
 	for _, rt := range routes() {
-		r.Handle(rt.path, rt.handler).Methods(rt.method)
+		methods := []string{rt.method}
+		if rt.method == http.MethodGet {
+			methods = append(methods, http.MethodHead)
+		}
+		r.Handle(rt.path, rt).Methods(methods...)
 	}
 	return r
 })
