@@ -1,6 +1,9 @@
 package mockserver
 
 import (
+	"bufio"
+	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/profilesvc/profilesvc-go"
@@ -167,12 +170,27 @@ func handleRemoveFault(t *Tenant, w http.ResponseWriter, r *http.Request) *apiEr
 	return nil
 }
 
+// handleListRequests streams the request record: {"count", "dropped",
+// "items"}, an entry at a time, so that a large record is never held
+// encoded in memory.
 func handleListRequests(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	reqs := t.Requests()
-	if reqs == nil {
-		reqs = []RecordedRequest{}
+	entries, dropped := t.record.snapshot()
+	w.Header().Set("Content-Type", jsonContentType)
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 32<<10)
+	fmt.Fprintf(bw, `{"count":%d,"dropped":%d,"items":[`, len(entries), dropped)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for i := range entries {
+		if i > 0 {
+			_ = bw.WriteByte(',')
+		}
+		if err := enc.Encode(entries[i].recorded()); err != nil {
+			return nil // the answer has begun: the connection is all that is left to end
+		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"count": len(reqs), "items": reqs})
+	_, _ = bw.WriteString("]}\n")
+	_ = bw.Flush()
 	return nil
 }
 

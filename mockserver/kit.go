@@ -184,6 +184,11 @@ func (t *Tenant) Faults() []Fault { return t.faults.list() }
 // WithRequestRecordSize of them), with the API key redacted.
 func (t *Tenant) Requests() []RecordedRequest { return t.record.all() }
 
+// RequestsDropped returns how many requests the record dropped, the
+// oldest first, to keep within its bounds (WithRequestRecordSize,
+// WithRequestRecordBytes) since it was last cleared.
+func (t *Tenant) RequestsDropped() int { return t.record.droppedCount() }
+
 // ClearRequests empties the request record. A request under way as it
 // runs (a held long poll, a delayed one) stays out of the record when it
 // is answered: the record holds only requests that arrived after it.

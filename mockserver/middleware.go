@@ -182,9 +182,9 @@ func authenticate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// Recorded, so that a test sees what its client sent with a wrong
-		// key.
-		startRecording(x, r)
+		// Recorded with its method and path only: its headers and body are
+		// nobody's to see, and must not fill the key owner's record.
+		startRecording(x, r, true)
 		msg := "invalid API key"
 		if key == "" {
 			msg = "the x-api-key header is missing"
@@ -200,7 +200,7 @@ func authenticate(next http.Handler) http.Handler {
 // recorded.
 func record(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		startRecording(exchangeOf(r), r)
+		startRecording(exchangeOf(r), r, false)
 		next.ServeHTTP(w, r)
 	})
 }

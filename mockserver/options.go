@@ -23,6 +23,7 @@ type config struct {
 	maxJSONBody      int64
 	maxUpload        int64
 	recordSize       int
+	recordBytes      int64
 	logger           *slog.Logger
 	analyzer         Analyzer
 }
@@ -33,6 +34,7 @@ const (
 	DefaultMaxJSONBody      = 1 << 20
 	DefaultMaxUploadSize    = 32 << 20
 	DefaultRecordSize       = 1000
+	DefaultRecordBytes      = 8 << 20
 	defaultMaxTenants       = 10000
 )
 
@@ -45,6 +47,7 @@ func defaultConfig() config {
 		maxJSONBody:      DefaultMaxJSONBody,
 		maxUpload:        DefaultMaxUploadSize,
 		recordSize:       DefaultRecordSize,
+		recordBytes:      DefaultRecordBytes,
 	}
 }
 
@@ -58,6 +61,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("upload limit %d must be positive", c.maxUpload)
 	case c.recordSize < 0:
 		return fmt.Errorf("request record size %d is negative", c.recordSize)
+	case c.recordBytes <= 0:
+		return fmt.Errorf("request record bound of %d bytes must be positive", c.recordBytes)
 	case c.clock == nil:
 		return fmt.Errorf("nil clock")
 	}
@@ -141,6 +146,12 @@ func WithMaxUploadSize(n int64) Option { return func(c *config) { c.maxUpload = 
 // WithRequestRecordSize sets how many requests each namespace keeps in its
 // record (the newest); 0 keeps none. Default 1000.
 func WithRequestRecordSize(n int) Option { return func(c *config) { c.recordSize = n } }
+
+// WithRequestRecordBytes sets how many bytes each namespace's request
+// record may hold, bodies and headers counted (default 8 MiB): the oldest
+// requests are dropped, and counted (Tenant.RequestsDropped), to keep
+// within it as within the number of entries.
+func WithRequestRecordBytes(n int64) Option { return func(c *config) { c.recordBytes = n } }
 
 // WithLogger logs every request (method, path, status, duration) to l.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }

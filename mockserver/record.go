@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"slices"
 	"bytes"
 	"io"
 	"net/http"
@@ -22,12 +23,16 @@ type RecordedRequest struct {
 	// Path is the path as sent, escaped.
 	Path  string     `json:"path"`
 	Query url.Values `json:"query,omitempty"`
-	// Header holds the request's headers, with x-api-key redacted.
+	// Header holds the request's headers, with x-api-key redacted; nil for
+	// a request that failed authentication, of which the record keeps the
+	// method and path only.
 	Header http.Header `json:"header"`
 	// Body holds the first 64 KiB of the body the client sent.
 	Body []byte `json:"body,omitempty"`
-	// BodyTruncated reports that the body was longer than what is kept.
-	BodyTruncated bool `json:"bodyTruncated,omitempty"`
+	// BodyTruncated reports that the body was longer than what is kept;
+	// BodySize is then its whole size (at least).
+	BodyTruncated bool  `json:"bodyTruncated,omitempty"`
+	BodySize      int64 `json:"bodySize,omitempty"`
 	// Status is the status of the answer; 0 for a dropped connection.
 	Status int `json:"status"`
 }
@@ -38,24 +43,28 @@ const maxRecordedBody = 64 << 10
 // redacted stands in for the API key in recorded headers.
 const redacted = "[REDACTED]"
 
-// requestRing keeps the newest requests, up to its size, allocated on
-// first use. It keeps them as they came (headers and query not copied nor
-// redacted) and makes RecordedRequests of them when they are read, so that
-// recording costs a request little. Its generation counts the resets: a
-// request is added with the generation it arrived in, and one that
-// arrived before the latest reset is dropped, so that a request under way
-// when the record is cleared (a held long poll, a delayed one) does not
-// appear in it afterwards.
-type requestRing struct {
-	mu   sync.Mutex
-	size int
-	buf  []recordEntry
-	next int
-	full bool
-	gen  atomic.Uint64 // changed under mu; read without it
+// requestRecord keeps the newest requests, up to a number of entries and a
+// number of bytes, and counts those it drops to keep within them. It keeps
+// them as they came (headers and query not copied nor redacted) and makes
+// RecordedRequests of them when they are read, so that recording costs a
+// request little. Its generation counts the resets: a request is added
+// with the generation it arrived in, and one that arrived before the
+// latest reset is dropped, so that a request under way when the record is
+// cleared (a held long poll, a delayed one) does not appear in it
+// afterwards.
+type requestRecord struct {
+	mu               sync.Mutex
+	maxEntries       int
+	maxBytes         int64
+	entries          []recordEntry // oldest first, from head; allocated on first use
+	head             int
+	bytes            int64 // the size of the entries kept
+	dropped          int   // entries dropped to keep within the bounds
+	unauthenticated  int   // requests that failed authentication
+	gen              atomic.Uint64 // changed under mu; read without it
 }
 
-// recordEntry is a request as the ring keeps it.
+// recordEntry is a request as the record keeps it.
 type recordEntry struct {
 	time                    time.Time
 	requestID, method, path string
@@ -63,7 +72,21 @@ type recordEntry struct {
 	header                  http.Header // the request's own: never changed
 	body                    []byte
 	bodyTruncated           bool
+	bodySize                int64
 	status                  int
+}
+
+// size is what an entry counts for against the record's byte bound: what
+// it holds, and a share for the rest of the entry.
+func (e *recordEntry) size() int64 {
+	n := int64(256 + len(e.path) + len(e.rawQuery) + len(e.body))
+	for k, vs := range e.header {
+		n += int64(len(k))
+		for _, v := range vs {
+			n += int64(len(v))
+		}
+	}
+	return n
 }
 
 // recorded makes the RecordedRequest of an entry: the query parsed, the
@@ -71,7 +94,13 @@ type recordEntry struct {
 func (e *recordEntry) recorded() RecordedRequest {
 	rec := RecordedRequest{
 		Time: e.time, RequestID: e.requestID, Method: e.method, Path: e.path,
-		Header: redactHeader(e.header), Body: e.body, BodyTruncated: e.bodyTruncated, Status: e.status,
+		Body: e.body, BodyTruncated: e.bodyTruncated, Status: e.status,
+	}
+	if e.header != nil {
+		rec.Header = redactHeader(e.header)
+	}
+	if e.bodyTruncated {
+		rec.BodySize = e.bodySize
 	}
 	if e.rawQuery != "" {
 		rec.Query, _ = url.ParseQuery(e.rawQuery)
@@ -79,40 +108,50 @@ func (e *recordEntry) recorded() RecordedRequest {
 	return rec
 }
 
-func newRequestRing(size int) *requestRing {
-	return &requestRing{size: size}
+func newRequestRecord(maxEntries int, maxBytes int64) *requestRecord {
+	return &requestRecord{maxEntries: maxEntries, maxBytes: maxBytes}
 }
 
 // generation returns the record's current generation, for add.
-func (r *requestRing) generation() uint64 { return r.gen.Load() }
+func (r *requestRecord) generation() uint64 { return r.gen.Load() }
 
 // add keeps e, a request that arrived in generation gen, unless the record
-// has been reset since.
-func (r *requestRing) add(gen uint64, e recordEntry) {
+// has been reset since, dropping the oldest entries as the bounds require.
+func (r *requestRecord) add(gen uint64, e recordEntry) {
+	size := e.size()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.size == 0 || gen != r.gen.Load() {
+	if gen != r.gen.Load() {
 		return
 	}
-	if r.buf == nil {
-		r.buf = make([]recordEntry, r.size)
+	if r.maxEntries == 0 || size > r.maxBytes {
+		r.dropped++
+		return
 	}
-	r.buf[r.next] = e
-	r.next = (r.next + 1) % len(r.buf)
-	if r.next == 0 {
-		r.full = true
+	r.entries = append(r.entries, e)
+	r.bytes += size
+	for len(r.entries)-r.head > r.maxEntries || r.bytes > r.maxBytes {
+		r.bytes -= r.entries[r.head].size()
+		r.entries[r.head] = recordEntry{}
+		r.head++
+		r.dropped++
+	}
+	if r.head > len(r.entries)/2 && r.head > 64 {
+		r.entries = append(r.entries[:0:0], r.entries[r.head:]...)
+		r.head = 0
 	}
 }
 
-// all returns the kept requests, oldest first.
-func (r *requestRing) all() []RecordedRequest {
+// snapshot returns the kept entries, oldest first, and the count dropped.
+func (r *requestRecord) snapshot() ([]recordEntry, int) {
 	r.mu.Lock()
-	var entries []recordEntry
-	if r.full {
-		entries = append(entries, r.buf[r.next:]...)
-	}
-	entries = append(entries, r.buf[:r.next]...)
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.entries[r.head:]), r.dropped
+}
+
+// all returns the kept requests, oldest first.
+func (r *requestRecord) all() []RecordedRequest {
+	entries, _ := r.snapshot()
 	out := make([]RecordedRequest, len(entries))
 	for i := range entries {
 		out[i] = entries[i].recorded()
@@ -120,12 +159,18 @@ func (r *requestRing) all() []RecordedRequest {
 	return out
 }
 
-// reset empties the record and starts a new generation.
-func (r *requestRing) reset() {
+// droppedCount returns how many entries were dropped since the last reset.
+func (r *requestRecord) droppedCount() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.buf = nil
-	r.next, r.full = 0, false
+	return r.dropped
+}
+
+// reset empties the record and starts a new generation.
+func (r *requestRecord) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.entries, r.head, r.bytes, r.dropped = nil, 0, 0, 0
 	r.gen.Add(1)
 }
 
@@ -135,18 +180,21 @@ type pendingRecord struct {
 	gen uint64
 	r   *http.Request
 	tap *bodyTap
+	// bare keeps the method and path only: a request that failed
+	// authentication, whose headers and body are nobody's to see.
+	bare bool
 }
 
 // startRecording arranges for the request to be recorded once its answer's
 // status is known, unless it is not to be recorded at all.
-func startRecording(x *exchange, r *http.Request) {
+func startRecording(x *exchange, r *http.Request, bare bool) {
 	if x.recordTo == nil || x.control || x.recordingOn {
 		return
 	}
 	x.recordingOn = true
 	p := &x.recording
-	p.gen, p.r = x.recordTo.record.generation(), r
-	if r.Body != nil && r.Body != http.NoBody {
+	p.gen, p.r, p.bare = x.recordTo.record.generation(), r, bare
+	if !bare && r.Body != nil && r.Body != http.NoBody {
 		p.tap = &bodyTap{ReadCloser: r.Body}
 		r.Body = p.tap
 	}
@@ -156,13 +204,16 @@ func startRecording(x *exchange, r *http.Request) {
 func (p *pendingRecord) finish(x *exchange, status int) {
 	r := p.r
 	e := recordEntry{
-		time: x.srv.clock.Now().UTC(), requestID: x.requestID, method: r.Method, path: r.URL.EscapedPath(),
-		rawQuery: r.URL.RawQuery, header: r.Header, status: status,
+		time: x.srv.clock.Now().UTC(), requestID: x.requestID, method: r.Method, path: r.URL.EscapedPath(), status: status,
+	}
+	if !p.bare {
+		e.rawQuery, e.header = r.URL.RawQuery, r.Header
 	}
 	if p.tap != nil {
 		p.tap.finish()
 		e.body = p.tap.buf.Bytes()
 		e.bodyTruncated = p.tap.truncated
+		e.bodySize = max(p.tap.total, r.ContentLength)
 	}
 	x.recordTo.record.add(p.gen, e)
 }
@@ -172,11 +223,13 @@ type bodyTap struct {
 	io.ReadCloser
 	buf       bytes.Buffer
 	truncated bool
-	done      bool // the body has been read to its end, or failed
+	done      bool  // the body has been read to its end, or failed
+	total     int64 // how much was read
 }
 
 func (t *bodyTap) Read(p []byte) (int, error) {
 	n, err := t.ReadCloser.Read(p)
+	t.total += int64(n)
 	if err != nil {
 		t.done = true
 	}

@@ -29,48 +29,48 @@ const (
 func routes() []route {
 	return []route{
 		// Published.
-		{"POST", apiroutes.WorkflowProfiles, handleCreateProfile, nil},
-		{"PATCH", apiroutes.Profile, handleUpdateProfile, nil},
-		{"DELETE", apiroutes.Profile, handleDeleteProfile, nil},
-		{"GET", apiroutes.ProfileFolders, handleListFolders, listParams},
-		{"GET", apiroutes.Folder, handleGetFolder, nil},
-		{"PATCH", apiroutes.Folder, handleRenameFolder, nil},
-		{"DELETE", apiroutes.Folder, handleDeleteFolder, nil},
-		{"PATCH", apiroutes.Item, handleUpdateItem, nil},
-		{"POST", apiroutes.Analyze, handleStartAnalysis, nil},
-		{"GET", apiroutes.Analysis, handleGetAnalysis, []string{"waitForReport", "timeoutSeconds"}},
-		{"GET", apiroutes.AnalysisReport, handleReport, []string{"locale", "includeRawData"}},
-		{"DELETE", apiroutes.Analysis, handleDeleteAnalysis, nil},
+		{"POST", apiroutes.WorkflowProfiles, handleCreateProfile, nil, false},
+		{"PATCH", apiroutes.Profile, handleUpdateProfile, nil, false},
+		{"DELETE", apiroutes.Profile, handleDeleteProfile, nil, false},
+		{"GET", apiroutes.ProfileFolders, handleListFolders, listParams, false},
+		{"GET", apiroutes.Folder, handleGetFolder, nil, false},
+		{"PATCH", apiroutes.Folder, handleRenameFolder, nil, false},
+		{"DELETE", apiroutes.Folder, handleDeleteFolder, nil, false},
+		{"PATCH", apiroutes.Item, handleUpdateItem, nil, false},
+		{"POST", apiroutes.Analyze, handleStartAnalysis, nil, false},
+		{"GET", apiroutes.Analysis, handleGetAnalysis, []string{"waitForReport", "timeoutSeconds"}, false},
+		{"GET", apiroutes.AnalysisReport, handleReport, []string{"locale", "includeRawData"}, false},
+		{"DELETE", apiroutes.Analysis, handleDeleteAnalysis, nil, false},
 
 		// Inferred.
-		{"GET", apiroutes.WorkflowProfiles, handleListProfiles, listParams},
-		{"GET", apiroutes.Profile, handleGetProfile, nil},
-		{"POST", apiroutes.ProfileFolders, handleCreateFolder, nil},
-		{"POST", apiroutes.FolderItems, handleCreateItem, nil},
-		{"GET", apiroutes.Item, handleGetItem, nil},
-		{"DELETE", apiroutes.Item, handleDeleteItem, nil},
-		{"GET", apiroutes.ProfileAnalyses, handleListAnalyses, pageParams},
+		{"GET", apiroutes.WorkflowProfiles, handleListProfiles, listParams, false},
+		{"GET", apiroutes.Profile, handleGetProfile, nil, false},
+		{"POST", apiroutes.ProfileFolders, handleCreateFolder, nil, false},
+		{"POST", apiroutes.FolderItems, handleCreateItem, nil, false},
+		{"GET", apiroutes.Item, handleGetItem, nil, false},
+		{"DELETE", apiroutes.Item, handleDeleteItem, nil, false},
+		{"GET", apiroutes.ProfileAnalyses, handleListAnalyses, pageParams, false},
 
 		// Storage artifacts of items (url and storageOriginalUrl).
-		{"GET", storageOriginalPath, handleItemOriginal, nil},
-		{"GET", storageTextPath, handleItemText, nil},
+		{"GET", storageOriginalPath, handleItemOriginal, nil, false},
+		{"GET", storageTextPath, handleItemText, nil, false},
 
 		// The control API.
-		{"POST", "/_mock/reset", handleReset, nil},
-		{"GET", "/_mock/workflows", handleListWorkflows, nil},
-		{"POST", "/_mock/workflows", handleAddWorkflow, nil},
-		{"POST", "/_mock/seed", handleSeed, nil},
-		{"POST", "/_mock/items/{itemId}/status", handleSetItemStatus, nil},
-		{"POST", "/_mock/analyses/{analysisId}/process", handleProcessAnalysis, nil},
-		{"POST", "/_mock/analyses/{analysisId}/complete", handleCompleteAnalysis, nil},
-		{"POST", "/_mock/analyses/{analysisId}/fail", handleFailAnalysis, nil},
-		{"POST", "/_mock/analyses/{analysisId}/verification", handleSetVerification, nil},
-		{"GET", "/_mock/faults", handleListFaults, nil},
-		{"POST", "/_mock/faults", handleAddFault, nil},
-		{"DELETE", "/_mock/faults", handleClearFaults, nil},
-		{"DELETE", "/_mock/faults/{faultId}", handleRemoveFault, nil},
-		{"GET", "/_mock/requests", handleListRequests, nil},
-		{"DELETE", "/_mock/requests", handleClearRequests, nil},
+		{"POST", "/_mock/reset", handleReset, nil, false},
+		{"GET", "/_mock/workflows", handleListWorkflows, nil, false},
+		{"POST", "/_mock/workflows", handleAddWorkflow, nil, false},
+		{"POST", "/_mock/seed", handleSeed, nil, false},
+		{"POST", "/_mock/items/{itemId}/status", handleSetItemStatus, nil, false},
+		{"POST", "/_mock/analyses/{analysisId}/process", handleProcessAnalysis, nil, false},
+		{"POST", "/_mock/analyses/{analysisId}/complete", handleCompleteAnalysis, nil, false},
+		{"POST", "/_mock/analyses/{analysisId}/fail", handleFailAnalysis, nil, false},
+		{"POST", "/_mock/analyses/{analysisId}/verification", handleSetVerification, nil, false},
+		{"GET", "/_mock/faults", handleListFaults, nil, false},
+		{"POST", "/_mock/faults", handleAddFault, nil, false},
+		{"DELETE", "/_mock/faults", handleClearFaults, nil, false},
+		{"DELETE", "/_mock/faults/{faultId}", handleRemoveFault, nil, false},
+		{"GET", "/_mock/requests", handleListRequests, nil, true},
+		{"DELETE", "/_mock/requests", handleClearRequests, nil, false},
 	}
 }
 
@@ -88,6 +88,10 @@ type route struct {
 	// query names the route's query parameters: any other, a malformed
 	// query or a parameter given twice is refused before the handler runs.
 	query []string
+	// streams writes its answer as it makes it, rather than into a buffer
+	// sent once the handler has returned: for an answer too large to hold,
+	// made without the tenant's lock.
+	streams bool
 }
 
 // ServeHTTP runs the route's handler for the request's tenant. The
@@ -96,13 +100,19 @@ type route struct {
 // holds up the others.
 func (rt route) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := exchangeOf(r)
+	if e := checkQuery(r, rt.query); e != nil {
+		writeError(w, e)
+		return
+	}
+	if rt.streams {
+		if e := rt.handler(x.tenant, w, r); e != nil {
+			writeError(w, e)
+		}
+		return
+	}
 	bw := &x.buffered
 	bw.ResponseWriter = w
-	e := checkQuery(r, rt.query)
-	if e == nil {
-		e = rt.handler(x.tenant, bw, r)
-	}
-	if e != nil {
+	if e := rt.handler(x.tenant, bw, r); e != nil {
 		writeError(bw, e)
 	}
 	bw.flush()

@@ -11,7 +11,7 @@ type Tenant struct {
 	// faults and record have locks of their own, so that the middleware
 	// does not contend with the store.
 	faults *faultSet
-	record *requestRing
+	record *requestRecord
 }
 
 // newTenant makes a namespace of the server, with the server's workflows.
@@ -19,7 +19,7 @@ func (s *Server) newTenant() *Tenant {
 	t := &Tenant{
 		srv:    s,
 		faults: newFaultSet(s.cfg.faultSeed),
-		record: newRequestRing(s.cfg.recordSize),
+		record: newRequestRecord(s.cfg.recordSize, s.cfg.recordBytes),
 	}
 	var arm func(*analysisRec) []func() bool
 	if !s.cfg.manual {
