@@ -1,11 +1,11 @@
 package mockserver
 
 import (
-	"slices"
 	"bytes"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,15 +53,15 @@ const redacted = "[REDACTED]"
 // cleared (a held long poll, a delayed one) does not appear in it
 // afterwards.
 type requestRecord struct {
-	mu               sync.Mutex
-	maxEntries       int
-	maxBytes         int64
-	entries          []recordEntry // oldest first, from head; allocated on first use
-	head             int
-	bytes            int64 // the size of the entries kept
-	dropped          int   // entries dropped to keep within the bounds
-	unauthenticated  int   // requests that failed authentication
-	gen              atomic.Uint64 // changed under mu; read without it
+	mu              sync.Mutex
+	maxEntries      int
+	maxBytes        int64
+	entries         []recordEntry // oldest first, from head; allocated on first use
+	head            int
+	bytes           int64         // the size of the entries kept
+	dropped         int           // entries dropped to keep within the bounds
+	unauthenticated int           // requests that failed authentication
+	gen             atomic.Uint64 // changed under mu; read without it
 }
 
 // recordEntry is a request as the record keeps it.
