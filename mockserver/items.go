@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/profilesvc/profilesvc-go"
@@ -46,7 +48,7 @@ func handleCreateItem(t *Tenant, w http.ResponseWriter, r *http.Request) *apiErr
 func decodeItemSpec(t *Tenant, r *http.Request) (*itemSpec, *apiError) {
 	switch mediaType(r) {
 	case "multipart/form-data":
-		up, e := readUpload(r, t.srv.cfg.maxUpload)
+		up, e := readUploadWithin(t.srv, r)
 		if e != nil {
 			return nil, e
 		}
@@ -92,6 +94,54 @@ type upload struct {
 	metadata                    map[string]any
 }
 
+// readUploadWithin reads an upload within the limits: one that declares
+// more than the upload limit is refused before anything is read, and the
+// memory it may take is reserved from the server's budget for uploads
+// under way, or the upload is refused with 503 and Retry-After.
+func readUploadWithin(s *Server, r *http.Request) (*upload, *apiError) {
+	limit := s.cfg.maxUpload
+	if r.ContentLength > limit {
+		return nil, errorf(http.StatusRequestEntityTooLarge, profilesvc.CodePayloadTooLarge,
+			"the upload declares %d bytes, more than the limit of %d bytes", r.ContentLength, limit)
+	}
+	need := limit
+	if r.ContentLength >= 0 {
+		need = r.ContentLength
+	}
+	if !s.uploads.take(need) {
+		e := errorf(http.StatusServiceUnavailable, profilesvc.CodeServiceUnavailable,
+			"too many uploads are under way: try again shortly (-upload-memory, WithUploadMemory)")
+		e.retryAfter = "1"
+		return nil, e
+	}
+	defer s.uploads.give(need)
+	return readUpload(r, limit)
+}
+
+// budget is an amount of memory that requests take from and give back.
+type budget struct {
+	mu   sync.Mutex
+	left int64
+}
+
+// take takes n bytes if they are left.
+func (b *budget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.left {
+		return false
+	}
+	b.left -= n
+	return true
+}
+
+// give gives n bytes back.
+func (b *budget) give(n int64) {
+	b.mu.Lock()
+	b.left += n
+	b.mu.Unlock()
+}
+
 // readUpload reads a multipart/form-data item: the part "file" (required,
 // once) and the optional fields "name" and "metadata" (a JSON object).
 func readUpload(r *http.Request, limit int64) (*upload, *apiError) {
@@ -117,11 +167,16 @@ func readUpload(r *http.Request, limit int64) (*upload, *apiError) {
 				return nil, validation("the multipart body has more than one part \"file\"")
 			}
 			sawFile = true
-			b, err := io.ReadAll(part)
-			if err != nil {
+			// Into a buffer the size of the whole body, when it is known:
+			// the file cannot be larger, and the buffer never doubles.
+			var buf bytes.Buffer
+			if r.ContentLength > 0 {
+				buf.Grow(int(r.ContentLength))
+			}
+			if _, err := buf.ReadFrom(part); err != nil {
 				return nil, multipartError(err, limit)
 			}
-			up.data = b
+			up.data = buf.Bytes()
 			up.contentType = part.Header.Get("Content-Type")
 			up.filename = part.FileName()
 			if !sawName {

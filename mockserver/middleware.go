@@ -166,20 +166,31 @@ func recoverAndLog(next http.Handler) http.Handler {
 	})
 }
 
-// authenticate picks the tenant of the request's API key, or answers 401.
+// authenticate picks the tenant of the request's API key, or answers 401;
+// the tenant is held (not evicted) while the request is under way.
 func authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := exchangeOf(r)
 		s := x.srv
 		key := apiKeyOf(r)
-		x.tenant = s.TenantOf(key)
+		var release func()
+		var full bool
+		x.tenant, release, full = s.tenantFor(key, true)
+		defer release()
 		x.recordTo = x.tenant
 		if x.recordTo == nil && !s.cfg.multiTenant {
 			x.recordTo = s.Tenant
 		}
 		x.control = strings.HasPrefix(r.URL.Path, "/_mock/")
-		if x.tenant != nil {
+		switch {
+		case x.tenant != nil:
 			next.ServeHTTP(w, r)
+			return
+		case full:
+			e := errorf(http.StatusServiceUnavailable, profilesvc.CodeServiceUnavailable,
+				"each of the mock's %d tenants has a request under way: try again shortly (-max-tenants, WithMaxTenants)", s.cfg.maxTenants)
+			e.retryAfter = "1"
+			writeError(w, e)
 			return
 		}
 		// Recorded with its method and path only: its headers and body are

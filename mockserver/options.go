@@ -22,6 +22,7 @@ type config struct {
 	maxTenants       int
 	maxJSONBody      int64
 	maxUpload        int64
+	uploadMemory     int64
 	recordSize       int
 	recordBytes      int64
 	logger           *slog.Logger
@@ -33,9 +34,10 @@ const (
 	DefaultAnalysisDuration = 3 * time.Second
 	DefaultMaxJSONBody      = 1 << 20
 	DefaultMaxUploadSize    = 32 << 20
+	DefaultUploadMemory     = 128 << 20
 	DefaultRecordSize       = 1000
 	DefaultRecordBytes      = 8 << 20
-	defaultMaxTenants       = 10000
+	DefaultMaxTenants       = 10000
 )
 
 func defaultConfig() config {
@@ -43,9 +45,10 @@ func defaultConfig() config {
 		analysisDuration: DefaultAnalysisDuration,
 		clock:            realClock{},
 		workflows:        []Workflow{DefaultWorkflow()},
-		maxTenants:       defaultMaxTenants,
+		maxTenants:       DefaultMaxTenants,
 		maxJSONBody:      DefaultMaxJSONBody,
 		maxUpload:        DefaultMaxUploadSize,
+		uploadMemory:     DefaultUploadMemory,
 		recordSize:       DefaultRecordSize,
 		recordBytes:      DefaultRecordBytes,
 	}
@@ -59,8 +62,12 @@ func (c *config) validate() error {
 		return fmt.Errorf("JSON body limit %d must be positive", c.maxJSONBody)
 	case c.maxUpload <= 0:
 		return fmt.Errorf("upload limit %d must be positive", c.maxUpload)
+	case c.uploadMemory < c.maxUpload:
+		return fmt.Errorf("the memory of uploads under way, %d bytes, must hold at least one upload of the limit, %d", c.uploadMemory, c.maxUpload)
 	case c.recordSize < 0:
 		return fmt.Errorf("request record size %d is negative", c.recordSize)
+	case c.maxTenants < 1:
+		return fmt.Errorf("the most tenants, %d, must be at least 1", c.maxTenants)
 	case c.recordBytes <= 0:
 		return fmt.Errorf("request record bound of %d bytes must be positive", c.recordBytes)
 	case c.clock == nil:
@@ -135,6 +142,12 @@ func WithSeed(seed *Seed) Option { return func(c *config) { c.seed = seed } }
 // request record), so that parallel test suites can share one server.
 func WithMultiTenant() Option { return func(c *config) { c.multiTenant = true } }
 
+// WithMaxTenants sets how many keys other than its own a multi-tenant
+// server keeps a namespace for (default 10,000): at the cap, a new key
+// evicts the namespace used least recently that has no request under way,
+// with all it held.
+func WithMaxTenants(n int) Option { return func(c *config) { c.maxTenants = n } }
+
 // WithMaxJSONBody sets the largest JSON request body, in bytes; a larger
 // one gets 413 PAYLOAD_TOO_LARGE. Default 1 MiB.
 func WithMaxJSONBody(n int64) Option { return func(c *config) { c.maxJSONBody = n } }
@@ -142,6 +155,12 @@ func WithMaxJSONBody(n int64) Option { return func(c *config) { c.maxJSONBody = 
 // WithMaxUploadSize sets the largest multipart upload, in bytes; a larger
 // one gets 413 PAYLOAD_TOO_LARGE. Default 32 MiB.
 func WithMaxUploadSize(n int64) Option { return func(c *config) { c.maxUpload = n } }
+
+// WithUploadMemory sets how many bytes all the uploads under way may hold
+// at once (default 128 MiB, at least WithMaxUploadSize): an upload that
+// would pass it gets 503 SERVICE_UNAVAILABLE with Retry-After, so that a
+// flood of uploads never exhausts the process's memory.
+func WithUploadMemory(n int64) Option { return func(c *config) { c.uploadMemory = n } }
 
 // WithRequestRecordSize sets how many requests each namespace keeps in its
 // record (the newest); 0 keeps none. Default 1000.

@@ -2,14 +2,12 @@ package mockserver
 
 import (
 	"context"
-	"crypto/subtle"
 	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -36,8 +34,8 @@ type Server struct {
 	cursorKey []byte // signs listing cursors
 	clock     Clock
 
-	tenantsMu sync.Mutex
-	tenants   map[string]*Tenant // multi-tenant: by API key
+	others    *tenantSet // multi-tenant: the other keys' namespaces
+	uploads   *budget    // the memory of uploads under way
 
 	closing   chan struct{} // closed by Close: long polls end
 	closeOnce sync.Once
@@ -129,7 +127,6 @@ func newServer(opts []Option) (*Server, error) {
 		cfg:     cfg,
 		clock:   cfg.clock,
 		closing: make(chan struct{}),
-		tenants: map[string]*Tenant{},
 	}
 	s.ids = newIDGen(cfg.idSeed, resourceIDStream)
 	s.reqIDs = newIDGen(cfg.idSeed, requestIDStream)
@@ -139,9 +136,8 @@ func newServer(opts []Option) (*Server, error) {
 		s.APIKey = newUUID()
 	}
 	s.Tenant = s.newTenant()
-	if cfg.multiTenant {
-		s.tenants[strings.ToLower(s.APIKey)] = s.Tenant
-	}
+	s.others = newTenantSet(cfg.maxTenants)
+	s.uploads = &budget{left: cfg.uploadMemory}
 	if cfg.seed != nil {
 		if err := s.Tenant.LoadSeed(cfg.seed); err != nil {
 			return nil, fmt.Errorf("loading the seed: %w", err)
@@ -178,7 +174,8 @@ func (s *Server) Close() {
 // Shutdown stops the server gracefully within ctx, as http.Server.Shutdown
 // does, but without waiting for connections that have not sent a request:
 // no new connections, long polls answered at once, requests under way
-// finished. When ctx ends first, the remaining connections are closed.
+// finished. When ctx ends first, the remaining connections are closed, and
+// the error, which matches ctx's, says how many were cut.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	s.closeOnce.Do(func() {
@@ -190,9 +187,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			// and each that becomes so (trackConn) until the requests
 			// under way are done.
 			s.closeQuietConns()
-			err = s.httpSrv.Shutdown(ctx)
-			if err != nil {
+			if err = s.httpSrv.Shutdown(ctx); err != nil {
+				cut := s.openConns()
 				_ = s.httpSrv.Close()
+				err = fmt.Errorf("mockserver: the grace period ended: %d connections under way cut: %w", cut, err)
 			}
 			<-s.serveDone
 		}
@@ -214,6 +212,13 @@ func (s *Server) trackConn(c net.Conn, state http.ConnState) {
 	default:
 		s.conns[c] = state
 	}
+}
+
+// openConns counts the open connections.
+func (s *Server) openConns() int {
+	s.connsMu.Lock()
+	defer s.connsMu.Unlock()
+	return len(s.conns)
 }
 
 // closeQuietConns closes the connections that are idle or have not sent a
@@ -248,38 +253,5 @@ func (s *Server) stopAll() {
 }
 
 func (s *Server) allTenants() []*Tenant {
-	s.tenantsMu.Lock()
-	defer s.tenantsMu.Unlock()
-	out := []*Tenant{s.Tenant}
-	for _, t := range s.tenants {
-		if t != s.Tenant {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// TenantOf returns the namespace of an API key: on a multi-tenant server any
-// well-formed UUID has its own, made on first use; otherwise only the
-// server's own key has one. It returns nil for a key the server would
-// refuse.
-func (s *Server) TenantOf(apiKey string) *Tenant {
-	if subtle.ConstantTimeCompare([]byte(apiKey), []byte(s.APIKey)) == 1 {
-		return s.Tenant
-	}
-	if !s.cfg.multiTenant || !isUUID(apiKey) {
-		return nil
-	}
-	key := strings.ToLower(apiKey)
-	s.tenantsMu.Lock()
-	defer s.tenantsMu.Unlock()
-	if t, ok := s.tenants[key]; ok {
-		return t
-	}
-	if len(s.tenants) >= s.cfg.maxTenants {
-		return nil
-	}
-	t := s.newTenant()
-	s.tenants[key] = t
-	return t
+	return append([]*Tenant{s.Tenant}, s.others.all()...)
 }

@@ -52,6 +52,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	idSeed := fs.Int64("id-seed", -1, "make IDs, request IDs included, deterministic from this seed (0 or more)")
 	multi := fs.Bool("multi-tenant", false, "accept any well-formed UUID key, each with its own namespace")
 	logRequests := fs.Bool("log-requests", false, "log every request to stderr")
+	maxTenants := fs.Int("max-tenants", mockserver.DefaultMaxTenants, "with -multi-tenant, the most keys kept a namespace for; the least recently used idle one is evicted")
+	maxJSON := fs.Int64("max-json-body", mockserver.DefaultMaxJSONBody, "the largest JSON request body, in bytes")
+	maxUpload := fs.Int64("max-upload", mockserver.DefaultMaxUploadSize, "the largest upload, in bytes")
+	uploadMemory := fs.Int64("upload-memory", mockserver.DefaultUploadMemory, "the bytes all uploads under way may hold at once; beyond, 503 with Retry-After")
+	recordSize := fs.Int("record-size", mockserver.DefaultRecordSize, "how many requests each namespace's record keeps")
+	recordBytes := fs.Int64("record-bytes", mockserver.DefaultRecordBytes, "how many bytes each namespace's request record holds")
+	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long requests under way may finish after SIGINT or SIGTERM")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -59,7 +66,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
 
-	opts := []mockserver.Option{mockserver.WithAPIKey(*apiKey), mockserver.WithAnalysisDuration(*duration)}
+	opts := []mockserver.Option{
+		mockserver.WithAPIKey(*apiKey), mockserver.WithAnalysisDuration(*duration),
+		mockserver.WithMaxTenants(*maxTenants), mockserver.WithMaxJSONBody(*maxJSON), mockserver.WithMaxUploadSize(*maxUpload),
+		mockserver.WithUploadMemory(*uploadMemory), mockserver.WithRequestRecordSize(*recordSize), mockserver.WithRequestRecordBytes(*recordBytes),
+	}
 	if *seed != "" {
 		s, err := mockserver.LoadSeedFile(*seed)
 		if err != nil {
@@ -84,10 +95,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "api key: %s\n", srv.APIKey)
 
 	<-ctx.Done()
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	shutdown, cancel := context.WithTimeout(context.Background(), *grace)
 	defer cancel()
+	// Requests still under way when the grace period ends are cut: the
+	// shutdown has done what it should, and says so.
 	if err := srv.Shutdown(shutdown); err != nil {
-		return fmt.Errorf("shutting down: %w", err)
+		fmt.Fprintf(stdout, "stopped: %v\n", err)
+		return nil
 	}
+	fmt.Fprintln(stdout, "stopped")
 	return nil
 }
