@@ -171,7 +171,7 @@ func readUpload(r *http.Request, limit int64) (*upload, *apiError) {
 			// the file cannot be larger, and the buffer never doubles.
 			var buf bytes.Buffer
 			if r.ContentLength > 0 {
-				buf.Grow(int(r.ContentLength))
+				buf.Grow(int(r.ContentLength) + bytes.MinRead)
 			}
 			if _, err := buf.ReadFrom(part); err != nil {
 				return nil, multipartError(err, limit)
