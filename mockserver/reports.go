@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver/engine"
@@ -47,18 +48,78 @@ func handleReport(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	return nil
 }
 
-// renderReport returns the PDF of a variant, rendering it, outside the lock, on
-// first use.
+// renderReport returns the PDF of a variant as the analysis and its
+// profile stand, rendering it, outside the lock, when none is kept of
+// them as they stand. Concurrent first downloads of one variant wait for
+// one rendering.
 func renderReport(t *Tenant, id string, v reportVariant) ([]byte, *apiError) {
 	src, pdf, e := t.store.reportInput(id, v)
 	if e != nil || pdf != nil {
 		return pdf, e
 	}
-	pdf, err := reportpdf.Render(reportpdf.Data{Analysis: src.analysis, WorkflowID: src.workflowID, WorkflowName: src.workflowName,
-		ProfileName: src.profileName, Locale: v.locale, RawData: v.rawData,
-		MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom})
+	key := flightKey{id: id, variant: v, version: src.version}
+	pdf, err := t.renders.do(key, func() ([]byte, error) {
+		return reportpdf.Render(reportpdf.Data{Analysis: src.analysis, WorkflowID: src.workflowID, WorkflowName: src.workflowName,
+			ProfileName: src.profileName, Locale: v.locale, RawData: v.rawData,
+			MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom})
+	})
 	if err != nil {
 		return nil, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the report could not be rendered: %v", err)
 	}
-	return t.store.keepReport(id, v, pdf), nil
+	t.store.keepReport(id, v, src.version, pdf)
+	return pdf, nil
+}
+
+// flightKey names one rendering: a variant of an analysis as it stands.
+type flightKey struct {
+	id      string
+	variant reportVariant
+	version reportVersion
+}
+
+// flights runs one rendering of each report at a time: a second request
+// for the same one waits for the first's result.
+type flights struct {
+	mu sync.Mutex
+	in map[flightKey]*flight
+}
+
+// flight is a rendering under way.
+type flight struct {
+	done chan struct{}
+	pdf  []byte
+	err  error
+}
+
+// do returns the result of render for key, running it unless a rendering
+// of key is under way, whose result it waits for.
+func (f *flights) do(key flightKey, render func() ([]byte, error)) ([]byte, error) {
+	f.mu.Lock()
+	if fl, ok := f.in[key]; ok {
+		f.mu.Unlock()
+		<-fl.done
+		return fl.pdf, fl.err
+	}
+	if f.in == nil {
+		f.in = map[flightKey]*flight{}
+	}
+	fl := &flight{done: make(chan struct{})}
+	f.in[key] = fl
+	f.mu.Unlock()
+
+	func() {
+		// A rendering that panics fails its waiters too, rather than
+		// leaving them waiting.
+		defer func() {
+			if p := recover(); p != nil {
+				fl.err = fmt.Errorf("the renderer panicked: %v", p)
+			}
+		}()
+		fl.pdf, fl.err = render()
+	}()
+	f.mu.Lock()
+	delete(f.in, key)
+	f.mu.Unlock()
+	close(fl.done)
+	return fl.pdf, fl.err
 }

@@ -391,7 +391,7 @@ func TestPDFReportCache(t *testing.T) {
 			}
 			out := map[reportVariant][]byte{}
 			for k, v := range rec.reports {
-				out[k] = v
+				out[k] = v.pdf
 			}
 			return out
 		}

@@ -34,8 +34,8 @@ type Server struct {
 	cursorKey []byte // signs listing cursors
 	clock     Clock
 
-	others    *tenantSet // multi-tenant: the other keys' namespaces
-	uploads   *budget    // the memory of uploads under way
+	others  *tenantSet // multi-tenant: the other keys' namespaces
+	uploads *budget    // the memory of uploads under way
 
 	closing   chan struct{} // closed by Close: long polls end
 	closeOnce sync.Once

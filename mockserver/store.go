@@ -38,6 +38,7 @@ type profileRec struct {
 	folderIDs         []string // in creation order; the default first
 	analysisIDs       []string // in creation order
 	seq               int64    // creation order within the tenant
+	version           int64    // bumped at every change, for the reports
 }
 
 // folderRec is a stored folder.
@@ -82,9 +83,21 @@ type analysisRec struct {
 	duration time.Duration
 	timers   []func() bool
 	changed  chan struct{} // closed and replaced at every change
-	reports  map[reportVariant][]byte
+	version  int64         // bumped at every change
+	reports  map[reportVariant]renderedReport
 	encoded  []byte // cached JSON of a, cleared at every change
 }
+
+// renderedReport is a report kept with its analysis, with the version of
+// the analysis and its profile it shows.
+type renderedReport struct {
+	version reportVersion
+	pdf     []byte
+}
+
+// reportVersion names the state a report shows: the versions of its
+// analysis and of its profile (the profile's name is in the report).
+type reportVersion struct{ analysis, profile int64 }
 
 // reportVariant names one of the four PDF renderings of an analysis.
 type reportVariant struct {
@@ -95,6 +108,7 @@ type reportVariant struct {
 // notify records a change of an analysis: long polls wake, and the cached
 // JSON is dropped.
 func (rec *analysisRec) notify() {
+	rec.version++
 	rec.encoded = nil
 	close(rec.changed)
 	rec.changed = make(chan struct{})

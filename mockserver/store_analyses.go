@@ -54,7 +54,7 @@ func (st *state) startAnalysis(spec analysisSpec) (*analysisRec, *apiError) {
 		}
 	}
 	now := st.now()
-	rec := &analysisRec{changed: make(chan struct{}), reports: map[reportVariant][]byte{}}
+	rec := &analysisRec{changed: make(chan struct{}), reports: map[reportVariant]renderedReport{}}
 	rec.a = profilesvc.Analysis{
 		ID: st.ids.next("analysis_"), ProfileID: p.id, PlaybookID: defaultPlaybookID,
 		Status: profilesvc.AnalysisPending, VerificationStatus: profilesvc.VerificationPendingReview,
@@ -367,7 +367,9 @@ func (s *store) setVerification(id string, vs profilesvc.VerificationStatus) *ap
 }
 
 // reportInput returns what the report of a completed analysis is made
-// from, and the variant's PDF if it has been rendered already.
+// from, as it stands now, and the variant's PDF if one has been rendered
+// of it as it stands: a report kept from before a change (a verdict, a
+// rename of the profile) is not served.
 func (s *store) reportInput(id string, v reportVariant) (reportSource, []byte, *apiError) {
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
@@ -379,29 +381,30 @@ func (s *store) reportInput(id string, v reportVariant) (reportSource, []byte, *
 		return reportSource{}, nil, errorf(http.StatusBadRequest, profilesvc.CodeReportNotAvailable,
 			"analysis %q is %s: its report is available once it has completed", id, rec.a.Status)
 	}
-	if pdf, ok := rec.reports[v]; ok {
-		return reportSource{}, pdf, nil
-	}
 	src := reportSource{analysis: rec.a, workflowID: rec.input.Workflow.ID, workflowName: rec.input.Workflow.Name,
-		profileName: rec.input.Profile.Name}
+		profileName: rec.input.Profile.Name, version: reportVersion{analysis: rec.version}}
 	if p := s.st.profiles[rec.a.ProfileID]; p != nil {
-		src.profileName = p.name
+		src.profileName, src.version.profile = p.name, p.version
+	}
+	if kept, ok := rec.reports[v]; ok && kept.version == src.version {
+		return src, kept.pdf, nil
 	}
 	return src, nil, nil
 }
 
-// keepReport caches a variant's PDF with its analysis, unless one has
-// been kept meanwhile, and returns the one kept.
-func (s *store) keepReport(id string, v reportVariant, pdf []byte) []byte {
+// keepReport keeps a variant's PDF with its analysis, if the analysis and
+// its profile are still as it shows them.
+func (s *store) keepReport(id string, v reportVariant, version reportVersion, pdf []byte) {
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
-	if rec := s.st.analyses[id]; rec != nil && rec.reports != nil {
-		if cached, ok := rec.reports[v]; ok {
-			return cached
-		}
-		rec.reports[v] = pdf
+	rec := s.st.analyses[id]
+	if rec == nil || rec.reports == nil || rec.version != version.analysis {
+		return
 	}
-	return pdf
+	if p := s.st.profiles[rec.a.ProfileID]; p == nil || p.version != version.profile {
+		return
+	}
+	rec.reports[v] = renderedReport{version: version, pdf: pdf}
 }
 
 // reportSource is what a report is rendered from.
@@ -409,6 +412,7 @@ type reportSource struct {
 	analysis                 profilesvc.Analysis
 	workflowID, workflowName string
 	profileName              string
+	version                  reportVersion
 }
 
 func analysisNotFound(id string) *apiError {

@@ -73,6 +73,7 @@ func (st *state) updateProfile(id string, u profileUpdate) (*profileRec, *apiErr
 		p.metadata = *u.metadata
 	}
 	p.updatedAt = st.now()
+	p.version++
 	return p, nil
 }
 

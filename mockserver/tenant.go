@@ -12,6 +12,8 @@ type Tenant struct {
 	// does not contend with the store.
 	faults *faultSet
 	record *requestRecord
+	// renders are the reports being rendered, one at a time each.
+	renders flights
 }
 
 // newTenant makes a namespace of the server, with the server's workflows.
