@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -612,4 +613,68 @@ func TestRunMainSignals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunShutdownCutsSlowUploads stops the server while an upload trickles
+// in: once the grace period ends, the connection is cut, and run returns
+// no error (the binary exits 0) and says how many it cut.
+func TestRunShutdownCutsSlowUploads(t *testing.T) {
+	const key = "3c2b1a09-8f7e-4d6c-9b5a-493827161504"
+	// The upload budget holds one upload: a second one is refused while
+	// the first is under way, which tells the test it is.
+	m := mStart(t, "-addr", "127.0.0.1:0", "-api-key", key, "-shutdown-grace", "200ms",
+		"-max-upload", "1048576", "-upload-memory", "1048576")
+	c := mClient(t, m, key)
+	p, err := c.CreateProfile(t.Context(), "wf_default", profilesvc.CreateProfileParams{Name: "slow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	req, err := http.NewRequest("POST", m.URL+"/v1/folders/"+p.DefaultFolder().ID+"/items", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("x-api-key", key)
+	req.Header.Set("Content-Type", "multipart/form-data; boundary=b")
+	uploadDone := make(chan struct{})
+	go func() {
+		defer close(uploadDone)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_ = resp.Body.Close()
+		}
+	}()
+	if _, err := pw.Write([]byte("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n\r\nslow")); err != nil {
+		t.Fatal(err)
+	}
+	underWay := func() bool {
+		body := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"g\"\r\n\r\nx\r\n--b--\r\n"
+		r, err := http.NewRequest("POST", m.URL+"/v1/folders/"+p.DefaultFolder().ID+"/items", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("x-api-key", key)
+		r.Header.Set("Content-Type", "multipart/form-data; boundary=b")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusServiceUnavailable
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !underWay() {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow upload never got under way")
+		}
+		runtime.Gosched()
+	}
+	if err := m.stop(t); err != nil {
+		t.Fatalf("run returned %v after cutting the upload; want nil (exit 0)", err)
+	}
+	if out := m.stdout.String(); !strings.Contains(out, "1 connections under way cut") {
+		t.Errorf("stdout %q does not say how many connections were cut", out)
+	}
+	_ = pw.CloseWithError(io.ErrClosedPipe)
+	<-uploadDone
 }
