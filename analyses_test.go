@@ -1,122 +1,14 @@
 package profilesvc
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// startService is a fake of the service's analysis routes for one profile,
-// pf_1, with the one-running-analysis rule, whose answers to start
-// requests can be lost on purpose.
-type startService struct {
-	mu       sync.Mutex
-	analyses []Analysis // oldest first
-	// lose says what happens to start request number n (from 1): "" to
-	// answer it, "after" to act on it and then close the connection
-	// unanswered, "before" to close it without acting, "hold" to act and
-	// then never answer.
-	lose func(n int) string
-	// listStatus, if not 0, is the error status of the listing.
-	listStatus int
-	starts     int
-}
-
-func (s *startService) handle(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/analyses/pf_1/analyze":
-		s.start(w, r)
-	case r.Method == http.MethodGet && r.URL.Path == "/v1/profiles/pf_1/analyses":
-		s.list(w)
-	default:
-		respondError(w, http.StatusNotFound, CodeNotFound, "no route")
-	}
-}
-
-func (s *startService) start(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.starts++
-	how := ""
-	if s.lose != nil {
-		how = s.lose(s.starts)
-	}
-	if how == "before" {
-		s.mu.Unlock()
-		retryTestDrop(w, r)
-		return
-	}
-	for _, a := range s.analyses {
-		if !a.Status.IsTerminal() {
-			s.mu.Unlock()
-			if how != "" {
-				retryTestDrop(w, r)
-				return
-			}
-			respondError(w, http.StatusConflict, CodeAnalysisInProgress, "an analysis is running")
-			return
-		}
-	}
-	var body startAnalysisBody
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		s.mu.Unlock()
-		respondError(w, http.StatusBadRequest, CodeValidation, err.Error())
-		return
-	}
-	a := Analysis{ID: fmt.Sprintf("analysis_%d", len(s.analyses)+1), ProfileID: "pf_1", Status: AnalysisPending,
-		RequestedAt: time.Now().UTC(), CreatedAt: time.Now().UTC()}
-	for _, ref := range body.TargetItems {
-		a.TargetItems = append(a.TargetItems, TargetItem{ItemID: ref.ItemID})
-	}
-	s.analyses = append(s.analyses, a)
-	s.mu.Unlock()
-	switch how {
-	case "after":
-		retryTestDrop(w, r)
-	case "hold":
-		<-r.Context().Done()
-	default:
-		respond(w, http.StatusAccepted, `{"id":"`+a.ID+`"}`)
-	}
-}
-
-func (s *startService) list(w http.ResponseWriter) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.listStatus != 0 {
-		respondError(w, s.listStatus, CodeNotFound, "no such route")
-		return
-	}
-	items := slices.Clone(s.analyses)
-	slices.Reverse(items)
-	b, _ := json.Marshal(Page[Analysis]{Count: len(items), Items: items})
-	respond(w, http.StatusOK, string(b))
-}
-
-// running adds an analysis that is already running, of the given items,
-// requested at the given time.
-func (s *startService) running(requestedAt time.Time, items ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := Analysis{ID: fmt.Sprintf("analysis_%d", len(s.analyses)+1), ProfileID: "pf_1", Status: AnalysisProcessing,
-		RequestedAt: requestedAt, CreatedAt: requestedAt}
-	for _, id := range items {
-		a.TargetItems = append(a.TargetItems, TargetItem{ItemID: id})
-	}
-	s.analyses = append(s.analyses, a)
-}
-
-func (s *startService) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.analyses)
-}
 
 func TestStartAnalysis_ReconcilesALostAnswer(t *testing.T) {
 	t.Parallel()

@@ -5,132 +5,55 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The golden files under testdata are written by hand from the interface
 // document: each carries every field the document gives its resource, with
-// realistic values. The tests below serve them through newTestServer,
+// realistic values. The tests below serve them through jsonServer,
 // decode them with the SDK's own methods and compare the result with a
 // fully written Go value, then marshal the result again and compare it with
 // the file, which proves that every JSON tag matches its field.
 
-// goldenCmpOpts compare decoded resources: Raw is checked on its own, and
+// resourceCmpOpts compare decoded resources: Raw is checked on its own, and
 // JSON kept as bytes is compared by value rather than by spelling.
-var goldenCmpOpts = cmp.Options{
+var resourceCmpOpts = cmp.Options{
 	cmpopts.IgnoreFields(Profile{}, "Raw"),
 	cmpopts.IgnoreFields(Folder{}, "Raw"),
 	cmpopts.IgnoreFields(Item{}, "Raw"),
 	cmpopts.IgnoreFields(Analysis{}, "Raw"),
-	cmp.Transformer("RawJSON", func(r RawJSON) any { return goldenJSONValue(r) }),
-	cmp.Transformer("ExtractedData", func(d ExtractedData) any { return goldenJSONValue(d) }),
+	cmp.Transformer("RawJSON", func(r RawJSON) any { return jsonValue(r) }),
+	cmp.Transformer("ExtractedData", func(d ExtractedData) any { return jsonValue(d) }),
 }
 
-// goldenJSONValue decodes JSON text for comparison; empty text is nil, like
-// null.
-func goldenJSONValue(b []byte) any {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
-	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return "invalid JSON: " + err.Error() + ": " + string(b)
-	}
-	return v
-}
-
-// goldenRead returns the bytes of testdata/name.
-func goldenRead(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatalf("reading golden file: %v", err)
-	}
-	return b
-}
-
-// goldenTime parses an RFC 3339 timestamp of an expected value.
-func goldenTime(t testing.TB, s string) time.Time {
+// mustTime parses an RFC 3339 timestamp of an expected value.
+func mustTime(t testing.TB, s string) time.Time {
 	t.Helper()
 	v, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatalf("bad timestamp in test: %v", err)
-	}
+	require.NoError(t, err, "bad timestamp in test")
 	return v
 }
 
-func goldenTimePtr(t testing.TB, s string) *time.Time {
+func mustTimePtr(t testing.TB, s string) *time.Time {
 	t.Helper()
-	v := goldenTime(t, s)
+	v := mustTime(t, s)
 	return &v
 }
 
-// goldenServer answers every request with body as 200 JSON.
-func goldenServer(t testing.TB, body []byte) *testServer {
-	t.Helper()
-	return newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		respond(w, http.StatusOK, string(body))
-	})
-}
-
-// goldenDropNulls removes, recursively, the members of objects whose value
-// is null, so that an absent member and a null one compare equal.
-func goldenDropNulls(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			if e != nil {
-				out[k] = goldenDropNulls(e)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = goldenDropNulls(e)
-		}
-		return out
-	}
-	return v
-}
-
-// goldenJSONDiff reports how got differs from want as JSON values; with
-// nullIsAbsent, a null member and an absent one are the same.
-func goldenJSONDiff(t testing.TB, want, got []byte, nullIsAbsent bool) string {
-	t.Helper()
-	var w, g any
-	if err := json.Unmarshal(want, &w); err != nil {
-		t.Fatalf("want is not JSON: %v", err)
-	}
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got is not JSON: %v\n%s", err, got)
-	}
-	if nullIsAbsent {
-		w, g = goldenDropNulls(w), goldenDropNulls(g)
-	}
-	return cmp.Diff(w, g)
-}
-
-// goldenMember returns the JSON of member key of the object in b.
-func goldenMember(t testing.TB, b []byte, key string) []json.RawMessage {
+// jsonArrayMember returns the JSON of member key of the object in b.
+func jsonArrayMember(t testing.TB, b []byte, key string) []json.RawMessage {
 	t.Helper()
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
-		t.Fatalf("golden file: %v", err)
-	}
+	require.NoError(t, json.Unmarshal(b, &top), "golden file")
 	var elems []json.RawMessage
-	if err := json.Unmarshal(top[key], &elems); err != nil {
-		t.Fatalf("golden file: member %q: %v", key, err)
-	}
+	require.NoError(t, json.Unmarshal(top[key], &elems), "golden file: member %q", key)
 	return elems
 }
 
@@ -155,7 +78,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.CreateProfile(ctx, "wf_7c1d2e9a", CreateProfileParams{Name: "Jane Doe"})
 			},
-			want:      goldenWantProfileCreate,
+			want:      wantProfileCreate,
 			raw:       func(got any) json.RawMessage { return json.RawMessage(got.(*Profile).Raw) },
 			nestedKey: "folders",
 			nested: func(got any) []json.RawMessage {
@@ -171,7 +94,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.UpdateProfile(ctx, "pf_3k9x2m7q", UpdateProfileParams{Name: Ptr("Jane Doe (joint applicant)")})
 			},
-			want: goldenWantProfile,
+			want: wantProfile,
 			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Profile).Raw) },
 		},
 		{
@@ -179,7 +102,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.GetFolder(ctx, "fd_5t7v9x1z")
 			},
-			want: goldenWantFolder,
+			want: wantFolder,
 			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Folder).Raw) },
 		},
 		{
@@ -187,7 +110,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.ListFoldersPage(ctx, "pf_3k9x2m7q", &ListFoldersParams{Limit: 2})
 			},
-			want:      goldenWantFolderPage,
+			want:      wantFolderPage,
 			nestedKey: "items",
 			nested: func(got any) []json.RawMessage {
 				var out []json.RawMessage
@@ -202,7 +125,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.CreateTextItem(ctx, "fd_5t7v9x1z", "Confirmed by phone", CreateItemParams{Name: "Employer note"})
 			},
-			want: goldenWantItemText,
+			want: wantItemText,
 			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Item).Raw) },
 		},
 		{
@@ -210,7 +133,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.UpdateItem(ctx, "item_j9k0l1m2", UpdateItemParams{Metadata: Object{"reviewed": true}})
 			},
-			want: goldenWantItemJSON,
+			want: wantItemJSON,
 			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Item).Raw) },
 		},
 		{
@@ -218,7 +141,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.UploadFile(ctx, "fd_5t7v9x1z", strings.NewReader("%PDF-1.7"), UploadParams{Filename: "payslip-2025-02.pdf"})
 			},
-			want: goldenWantItemFile,
+			want: wantItemFile,
 			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Item).Raw) },
 		},
 		{
@@ -226,7 +149,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.GetAnalysis(ctx, "analysis_q7w8e9r0", nil)
 			},
-			want: goldenWantAnalysisCompleted,
+			want: wantAnalysisCompleted,
 			raw:  func(got any) json.RawMessage { return json.RawMessage(got.(*Analysis).Raw) },
 		},
 		{
@@ -234,7 +157,7 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.GetAnalysis(ctx, "analysis_p4o5i6u7", nil)
 			},
-			want:         goldenWantAnalysisPending,
+			want:         wantAnalysisPending,
 			raw:          func(got any) json.RawMessage { return json.RawMessage(got.(*Analysis).Raw) },
 			nullIsAbsent: true,
 		},
@@ -243,54 +166,45 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.GetAnalysis(ctx, "analysis_f1a2i3l4", nil)
 			},
-			want:         goldenWantAnalysisFailed,
+			want:         wantAnalysisFailed,
 			raw:          func(got any) json.RawMessage { return json.RawMessage(got.(*Analysis).Raw) },
 			nullIsAbsent: true,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(strings.TrimSuffix(tt.file, ".json"), func(t *testing.T) {
-			file := goldenRead(t, tt.file)
-			srv := goldenServer(t, file)
+			file := readGolden(t, tt.file)
+			srv := jsonServer(t, file)
 			got, err := tt.call(context.Background(), srv.client(t))
-			if err != nil {
-				t.Fatalf("call: %v", err)
-			}
-			if diff := cmp.Diff(tt.want(t), got, goldenCmpOpts); diff != "" {
+			require.NoError(t, err, "call")
+			if diff := cmp.Diff(tt.want(t), got, resourceCmpOpts); diff != "" {
 				t.Errorf("decoded value mismatch (-want +got):\n%s", diff)
 			}
 
 			if tt.raw != nil {
-				if raw, want := tt.raw(got), bytes.TrimSpace(file); !bytes.Equal(raw, want) {
-					t.Errorf("Raw is not the bytes of the file:\ngot  %q\nwant %q", raw, want)
-				}
+				raw, want := tt.raw(got), bytes.TrimSpace(file)
+				assert.True(t, bytes.Equal(raw, want), "Raw is not the bytes of the file:\ngot  %q\nwant %q", raw, want)
 			}
 			if tt.nested != nil {
-				wantElems := goldenMember(t, file, tt.nestedKey)
+				wantElems := jsonArrayMember(t, file, tt.nestedKey)
 				gotRaws := tt.nested(got)
-				if len(gotRaws) != len(wantElems) {
-					t.Fatalf("%d nested resources, want %d", len(gotRaws), len(wantElems))
-				}
+				require.Len(t, gotRaws, len(wantElems), "nested resources")
 				for i := range wantElems {
-					if !bytes.Equal(gotRaws[i], wantElems[i]) {
-						t.Errorf("%s[%d].Raw = %s, want %s", tt.nestedKey, i, gotRaws[i], wantElems[i])
-					}
+					assert.True(t, bytes.Equal(gotRaws[i], wantElems[i]), "%s[%d].Raw = %s, want %s", tt.nestedKey, i, gotRaws[i], wantElems[i])
 				}
 			}
 
 			again, err := json.Marshal(got)
-			if err != nil {
-				t.Fatalf("marshal: %v", err)
-			}
-			if diff := goldenJSONDiff(t, file, again, tt.nullIsAbsent); diff != "" {
+			require.NoError(t, err, "marshal")
+			if diff := jsonDiff(t, file, again, tt.nullIsAbsent); diff != "" {
 				t.Errorf("re-marshalled JSON differs from the file (-file +marshalled):\n%s", diff)
 			}
 		})
 	}
 }
 
-func goldenWantProfileCreate(t *testing.T) any {
-	created := goldenTime(t, "2025-03-14T09:26:53.589Z")
+func wantProfileCreate(t *testing.T) any {
+	created := mustTime(t, "2025-03-14T09:26:53.589Z")
 	return &Profile{
 		ID:          "pf_3k9x2m7q",
 		WorkflowID:  "wf_7c1d2e9a",
@@ -316,7 +230,7 @@ func goldenWantProfileCreate(t *testing.T) any {
 	}
 }
 
-func goldenWantProfile(t *testing.T) any {
+func wantProfile(t *testing.T) any {
 	return &Profile{
 		ID:          "pf_3k9x2m7q",
 		WorkflowID:  "wf_7c1d2e9a",
@@ -328,21 +242,21 @@ func goldenWantProfile(t *testing.T) any {
 			"address":     map[string]any{"city": "Seoul", "postalCode": "04524"},
 		},
 		ItemsCount:     3,
-		LastAnalysisAt: goldenTimePtr(t, "2025-03-14T10:02:11.204Z"),
-		CreatedAt:      goldenTime(t, "2025-03-14T09:26:53.589Z"),
-		UpdatedAt:      goldenTime(t, "2025-03-14T10:15:42.031+09:00"),
+		LastAnalysisAt: mustTimePtr(t, "2025-03-14T10:02:11.204Z"),
+		CreatedAt:      mustTime(t, "2025-03-14T09:26:53.589Z"),
+		UpdatedAt:      mustTime(t, "2025-03-14T10:15:42.031+09:00"),
 	}
 }
 
-func goldenWantFolder(t *testing.T) any {
+func wantFolder(t *testing.T) any {
 	return &Folder{
 		ID:         "fd_5t7v9x1z",
 		ProfileID:  "pf_3k9x2m7q",
 		Name:       "Income documents",
 		IsDefault:  false,
 		ItemsCount: 3,
-		CreatedAt:  goldenTime(t, "2025-03-14T09:31:07.118Z"),
-		UpdatedAt:  goldenTime(t, "2025-03-14T09:40:22.917Z"),
+		CreatedAt:  mustTime(t, "2025-03-14T09:31:07.118Z"),
+		UpdatedAt:  mustTime(t, "2025-03-14T09:40:22.917Z"),
 		Items: []ItemSummary{
 			{
 				ID:          "item_a1b2c3d4",
@@ -350,7 +264,7 @@ func goldenWantFolder(t *testing.T) any {
 				Name:        "payslip-2025-02.pdf",
 				ContentType: Ptr("application/pdf"),
 				SizeBytes:   Ptr[int64](184213),
-				CreatedAt:   goldenTime(t, "2025-03-14T09:32:15.004Z"),
+				CreatedAt:   mustTime(t, "2025-03-14T09:32:15.004Z"),
 			},
 			{
 				ID:          "item_e5f6g7h8",
@@ -358,7 +272,7 @@ func goldenWantFolder(t *testing.T) any {
 				Name:        "Employer note",
 				ContentType: Ptr("text/plain"),
 				SizeBytes:   Ptr[int64](131),
-				CreatedAt:   goldenTime(t, "2025-03-14T09:33:01.502Z"),
+				CreatedAt:   mustTime(t, "2025-03-14T09:33:01.502Z"),
 			},
 			{
 				ID:          "item_j9k0l1m2",
@@ -366,13 +280,13 @@ func goldenWantFolder(t *testing.T) any {
 				Name:        "Bank API export",
 				ContentType: nil,
 				SizeBytes:   nil,
-				CreatedAt:   goldenTime(t, "2025-03-14T09:40:22.917Z"),
+				CreatedAt:   mustTime(t, "2025-03-14T09:40:22.917Z"),
 			},
 		},
 	}
 }
 
-func goldenWantFolderPage(t *testing.T) any {
+func wantFolderPage(t *testing.T) any {
 	return &FolderPage{
 		Count:      2,
 		NextCursor: "eyJjcmVhdGVkQXQiOiIyMDI1LTAzLTE0VDA5OjI2OjUzLjU4OVoiLCJpZCI6ImZsZF84aDJuNHA2ciJ9",
@@ -383,8 +297,8 @@ func goldenWantFolderPage(t *testing.T) any {
 				Name:       "Income documents",
 				IsDefault:  false,
 				ItemsCount: 3,
-				CreatedAt:  goldenTime(t, "2025-03-14T09:31:07.118Z"),
-				UpdatedAt:  goldenTime(t, "2025-03-14T09:40:22.917Z"),
+				CreatedAt:  mustTime(t, "2025-03-14T09:31:07.118Z"),
+				UpdatedAt:  mustTime(t, "2025-03-14T09:40:22.917Z"),
 			},
 			{
 				ID:         "fld_8h2n4p6r",
@@ -392,14 +306,14 @@ func goldenWantFolderPage(t *testing.T) any {
 				Name:       "default",
 				IsDefault:  true,
 				ItemsCount: 0,
-				CreatedAt:  goldenTime(t, "2025-03-14T09:26:53.589Z"),
-				UpdatedAt:  goldenTime(t, "2025-03-14T09:26:53.589Z"),
+				CreatedAt:  mustTime(t, "2025-03-14T09:26:53.589Z"),
+				UpdatedAt:  mustTime(t, "2025-03-14T09:26:53.589Z"),
 			},
 		},
 	}
 }
 
-func goldenWantItemText(t *testing.T) any {
+func wantItemText(t *testing.T) any {
 	return &Item{
 		ID:                 "item_e5f6g7h8",
 		FolderID:           "fd_5t7v9x1z",
@@ -413,12 +327,12 @@ func goldenWantItemText(t *testing.T) any {
 		Detected:           &Detected{ContentType: "text/plain", Extension: "txt", FileCategory: "text"},
 		Metadata:           Object{"source": "call-center", "agentId": "A-2231"},
 		Status:             ItemActive,
-		ProcessedAt:        goldenTimePtr(t, "2025-03-14T09:33:02.771Z"),
-		CreatedAt:          goldenTime(t, "2025-03-14T09:33:01.502Z"),
+		ProcessedAt:        mustTimePtr(t, "2025-03-14T09:33:02.771Z"),
+		CreatedAt:          mustTime(t, "2025-03-14T09:33:01.502Z"),
 	}
 }
 
-func goldenWantItemJSON(t *testing.T) any {
+func wantItemJSON(t *testing.T) any {
 	return &Item{
 		ID:       "item_j9k0l1m2",
 		FolderID: "fd_5t7v9x1z",
@@ -441,12 +355,12 @@ func goldenWantItemJSON(t *testing.T) any {
 		Detected:           &Detected{ContentType: "application/json", Extension: "json", FileCategory: "structured"},
 		Metadata:           Object{"source": "open-banking", "fetchedAt": "2025-03-14T09:40:20Z", "reviewed": true},
 		Status:             ItemActive,
-		ProcessedAt:        goldenTimePtr(t, "2025-03-14T09:40:23.312Z"),
-		CreatedAt:          goldenTime(t, "2025-03-14T09:40:22.917Z"),
+		ProcessedAt:        mustTimePtr(t, "2025-03-14T09:40:23.312Z"),
+		CreatedAt:          mustTime(t, "2025-03-14T09:40:22.917Z"),
 	}
 }
 
-func goldenWantItemFile(t *testing.T) any {
+func wantItemFile(t *testing.T) any {
 	return &Item{
 		ID:                 "item_a1b2c3d4",
 		FolderID:           "fd_5t7v9x1z",
@@ -460,13 +374,13 @@ func goldenWantItemFile(t *testing.T) any {
 		Detected:           &Detected{ContentType: "application/pdf", Extension: "pdf", FileCategory: "document"},
 		Metadata:           Object{"uploadedBy": "agent-17", "pages": float64(2)},
 		Status:             ItemActive,
-		ProcessedAt:        goldenTimePtr(t, "2025-03-14T09:32:19.846Z"),
-		CreatedAt:          goldenTime(t, "2025-03-14T09:32:15.004Z"),
+		ProcessedAt:        mustTimePtr(t, "2025-03-14T09:32:19.846Z"),
+		CreatedAt:          mustTime(t, "2025-03-14T09:32:15.004Z"),
 	}
 }
 
-// goldenExtractedData is the extractedData of analysis_completed.json.
-const goldenExtractedData = `{
+// completedExtractedData is the extractedData of analysis_completed.json.
+const completedExtractedData = `{
 	"request_id": "pf_3k9x2m7q",
 	"policy_flags": ["EMPLOYER_NAME_MISMATCH", "STALE_BANK_STATEMENT"],
 	"review_result": {
@@ -515,8 +429,8 @@ const goldenExtractedData = `{
 	"proof_of_address": null
 }`
 
-// goldenOutputSchema is the outputSchema of analysis_completed.json.
-const goldenOutputSchema = `{
+// completedOutputSchema is the outputSchema of analysis_completed.json.
+const completedOutputSchema = `{
 	"$schema": "http://json-schema.org/draft-07/schema#",
 	"title": "Retail loan KYC",
 	"type": "object",
@@ -553,7 +467,7 @@ const goldenOutputSchema = `{
 	}
 }`
 
-func goldenWantAnalysisCompleted(t *testing.T) any {
+func wantAnalysisCompleted(t *testing.T) any {
 	allItems := []string{"item_a1b2c3d4", "item_e5f6g7h8", "item_j9k0l1m2"}
 	return &Analysis{
 		ID:                 "analysis_q7w8e9r0",
@@ -569,9 +483,9 @@ func goldenWantAnalysisCompleted(t *testing.T) any {
 		Options:            Object{"language": "en", "strictMode": true},
 		ClientMetadata:     Object{"caseId": "CASE-88412", "requestedBy": "underwriter-42"},
 		PrimaryReportID:    Ptr("rpt_z1x2c3v4"),
-		RequestedAt:        goldenTime(t, "2025-03-14T10:02:11.204Z"),
-		CompletedAt:        goldenTimePtr(t, "2025-03-14T10:02:59.417Z"),
-		CreatedAt:          goldenTime(t, "2025-03-14T10:02:11.204Z"),
+		RequestedAt:        mustTime(t, "2025-03-14T10:02:11.204Z"),
+		CompletedAt:        mustTimePtr(t, "2025-03-14T10:02:59.417Z"),
+		CreatedAt:          mustTime(t, "2025-03-14T10:02:11.204Z"),
 		RiskAssessment: &RiskAssessment{
 			RiskLevel: RiskMedium,
 			RiskScore: 42.5,
@@ -591,7 +505,7 @@ func goldenWantAnalysisCompleted(t *testing.T) any {
 					Reason:     "Find which required documents are present",
 					Success:    true,
 					Iteration:  1,
-					Timestamp:  goldenTime(t, "2025-03-14T10:02:14.031Z"),
+					Timestamp:  mustTime(t, "2025-03-14T10:02:14.031Z"),
 				},
 				{
 					WorkID:     2,
@@ -600,7 +514,7 @@ func goldenWantAnalysisCompleted(t *testing.T) any {
 					Reason:     "Income is needed for the affordability check",
 					Success:    true,
 					Iteration:  1,
-					Timestamp:  goldenTime(t, "2025-03-14T10:02:21.662Z"),
+					Timestamp:  mustTime(t, "2025-03-14T10:02:21.662Z"),
 				},
 				{
 					WorkID:     3,
@@ -609,7 +523,7 @@ func goldenWantAnalysisCompleted(t *testing.T) any {
 					Reason:     "The employer must be an active business",
 					Success:    true,
 					Iteration:  2,
-					Timestamp:  goldenTime(t, "2025-03-14T10:02:33.108Z"),
+					Timestamp:  mustTime(t, "2025-03-14T10:02:33.108Z"),
 				},
 				{
 					WorkID:     4,
@@ -618,12 +532,12 @@ func goldenWantAnalysisCompleted(t *testing.T) any {
 					Reason:     "Cross-document consistency is required by policy",
 					Success:    true,
 					Iteration:  2,
-					Timestamp:  goldenTime(t, "2025-03-14T10:02:51.377Z"),
+					Timestamp:  mustTime(t, "2025-03-14T10:02:51.377Z"),
 				},
 			},
 		},
-		ExtractedData: ExtractedData(goldenExtractedData),
-		OutputSchema:  RawJSON(goldenOutputSchema),
+		ExtractedData: ExtractedData(completedExtractedData),
+		OutputSchema:  RawJSON(completedOutputSchema),
 		ExtractionStatus: map[string]ExtractionStatus{
 			"request_id":             Extracted,
 			"policy_flags":           Extracted,
@@ -670,7 +584,7 @@ func goldenWantAnalysisCompleted(t *testing.T) any {
 				Success:       true,
 				Iteration:     1,
 				DurationMs:    2841,
-				ExecutedAt:    goldenTime(t, "2025-03-14T10:02:14.031Z"),
+				ExecutedAt:    mustTime(t, "2025-03-14T10:02:14.031Z"),
 				TargetItemIDs: allItems,
 			},
 			{
@@ -682,7 +596,7 @@ func goldenWantAnalysisCompleted(t *testing.T) any {
 				Success:            true,
 				Iteration:          1,
 				DurationMs:         7512,
-				ExecutedAt:         goldenTime(t, "2025-03-14T10:02:21.662Z"),
+				ExecutedAt:         mustTime(t, "2025-03-14T10:02:21.662Z"),
 				VerificationStatus: StepPassed,
 				TargetItemIDs:      []string{"item_a1b2c3d4", "item_j9k0l1m2"},
 				RAGResponse: &RAGResponse{
@@ -716,7 +630,7 @@ func goldenWantAnalysisCompleted(t *testing.T) any {
 				Success:            true,
 				Iteration:          2,
 				DurationMs:         911,
-				ExecutedAt:         goldenTime(t, "2025-03-14T10:02:33.108Z"),
+				ExecutedAt:         mustTime(t, "2025-03-14T10:02:33.108Z"),
 				VerificationStatus: StepPassed,
 				TargetItemIDs:      []string{"item_a1b2c3d4"},
 				MCPToolCalls: []MCPToolCall{{
@@ -725,7 +639,7 @@ func goldenWantAnalysisCompleted(t *testing.T) any {
 					EngineName:      "National Tax Service business status",
 					Params:          Object{"businessNumber": "1234567890"},
 					Success:         true,
-					StartedAt:       goldenTime(t, "2025-03-14T10:02:32.197Z"),
+					StartedAt:       mustTime(t, "2025-03-14T10:02:32.197Z"),
 					ExecutionTimeMs: 632,
 					RawContent:      Object{"status": "active", "taxType": "general", "closedAt": nil},
 					FallbackToRAG:   false,
@@ -741,7 +655,7 @@ func goldenWantAnalysisCompleted(t *testing.T) any {
 				Success:            true,
 				Iteration:          2,
 				DurationMs:         18269,
-				ExecutedAt:         goldenTime(t, "2025-03-14T10:02:51.377Z"),
+				ExecutedAt:         mustTime(t, "2025-03-14T10:02:51.377Z"),
 				VerificationStatus: StepNeedsReview,
 				TargetItemIDs:      allItems,
 			},
@@ -798,7 +712,7 @@ func goldenWantAnalysisCompleted(t *testing.T) any {
 	}
 }
 
-func goldenWantAnalysisPending(t *testing.T) any {
+func wantAnalysisPending(t *testing.T) any {
 	return &Analysis{
 		ID:                 "analysis_p4o5i6u7",
 		ProfileID:          "pf_3k9x2m7q",
@@ -813,9 +727,9 @@ func goldenWantAnalysisPending(t *testing.T) any {
 		Options:            nil,
 		ClientMetadata:     nil,
 		PrimaryReportID:    nil,
-		RequestedAt:        goldenTime(t, "2025-03-15T08:00:01.337Z"),
+		RequestedAt:        mustTime(t, "2025-03-15T08:00:01.337Z"),
 		CompletedAt:        nil,
-		CreatedAt:          goldenTime(t, "2025-03-15T08:00:01.337Z"),
+		CreatedAt:          mustTime(t, "2025-03-15T08:00:01.337Z"),
 		ExtractedData:      ExtractedData("null"),
 		OutputSchema:       RawJSON("null"),
 		TargetItems: []TargetItem{
@@ -824,7 +738,7 @@ func goldenWantAnalysisPending(t *testing.T) any {
 	}
 }
 
-func goldenWantAnalysisFailed(t *testing.T) any {
+func wantAnalysisFailed(t *testing.T) any {
 	return &Analysis{
 		ID:                 "analysis_f1a2i3l4",
 		ProfileID:          "pf_3k9x2m7q",
@@ -835,8 +749,8 @@ func goldenWantAnalysisFailed(t *testing.T) any {
 		Error:              Ptr("Document processing failed: item_j9k0l1m2 could not be parsed (unsupported encoding)"),
 		Options:            Object{"language": "ko"},
 		ClientMetadata:     Object{"caseId": "CASE-88413"},
-		RequestedAt:        goldenTime(t, "2025-03-15T08:10:44.921Z"),
-		CreatedAt:          goldenTime(t, "2025-03-15T08:10:44.921Z"),
+		RequestedAt:        mustTime(t, "2025-03-15T08:10:44.921Z"),
+		CreatedAt:          mustTime(t, "2025-03-15T08:10:44.921Z"),
 		SystemMetadata: &SystemMetadata{
 			TotalIterations:  1,
 			CompletedWorkIDs: []int{},
@@ -847,7 +761,7 @@ func goldenWantAnalysisFailed(t *testing.T) any {
 				Reason:     "Find which required documents are present",
 				Success:    false,
 				Iteration:  1,
-				Timestamp:  goldenTime(t, "2025-03-15T08:11:00.793Z"),
+				Timestamp:  mustTime(t, "2025-03-15T08:11:00.793Z"),
 			}},
 		},
 		ExtractedData: ExtractedData("null"),
@@ -861,7 +775,7 @@ func goldenWantAnalysisFailed(t *testing.T) any {
 			Success:            false,
 			Iteration:          1,
 			DurationMs:         15802,
-			ExecutedAt:         goldenTime(t, "2025-03-15T08:11:00.793Z"),
+			ExecutedAt:         mustTime(t, "2025-03-15T08:11:00.793Z"),
 			VerificationStatus: StepFailed,
 			TargetItemIDs:      []string{"item_j9k0l1m2"},
 		}},
@@ -878,25 +792,12 @@ func goldenWantAnalysisFailed(t *testing.T) any {
 	}
 }
 
-// goldenAnalysis decodes a golden analysis through GetAnalysis.
-func goldenAnalysis(t *testing.T, file string) *Analysis {
-	t.Helper()
-	srv := goldenServer(t, goldenRead(t, file))
-	a, err := srv.client(t).GetAnalysis(context.Background(), "analysis_x", nil)
-	if err != nil {
-		t.Fatalf("GetAnalysis: %v", err)
-	}
-	return a
-}
-
 func TestExtractedDataAccessors(t *testing.T) {
-	d := goldenAnalysis(t, "analysis_completed.json").ExtractedData
+	d := analysisFromGolden(t, "analysis_completed.json").ExtractedData
 
 	t.Run("ReviewResult", func(t *testing.T) {
 		got, err := d.ReviewResult()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := &ReviewResult{
 			FinalAction:          ActionManualReview,
 			FinalRiskLevel:       RiskMedium,
@@ -909,9 +810,7 @@ func TestExtractedDataAccessors(t *testing.T) {
 	})
 	t.Run("ExtractedValues", func(t *testing.T) {
 		got, err := d.ExtractedValues()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := map[string]any{
 			"applicant_name":               "Jane Doe",
 			"date_of_birth":                "1988-07-21",
@@ -927,9 +826,7 @@ func TestExtractedDataAccessors(t *testing.T) {
 	})
 	t.Run("CategoryJudgements", func(t *testing.T) {
 		got, err := d.CategoryJudgements()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := &CategoryJudgements{
 			Checks: map[string]FieldCheck{
 				"name":          {Result: CheckPass, Reason: "The name matches on the payslip, the employer note and the bank export."},
@@ -952,9 +849,7 @@ func TestExtractedDataAccessors(t *testing.T) {
 	})
 	t.Run("DocumentValidations", func(t *testing.T) {
 		got, err := d.DocumentValidations()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := DocumentValidations{
 			"payslip":        {IsValid: true, Reason: "Issued 2025-02-25 by a registered employer."},
 			"employer_note":  {IsValid: true, Reason: "Recorded by an agent with a call reference."},
@@ -966,18 +861,14 @@ func TestExtractedDataAccessors(t *testing.T) {
 	})
 	t.Run("PolicyFlags", func(t *testing.T) {
 		got, err := d.PolicyFlags()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if diff := cmp.Diff([]string{"EMPLOYER_NAME_MISMATCH", "STALE_BANK_STATEMENT"}, got); diff != "" {
 			t.Errorf("PolicyFlags mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("RecommendedNextSteps", func(t *testing.T) {
 		got, err := d.RecommendedNextSteps()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := []string{
 			"Request an employment certificate issued within the last 30 days",
 			"Request a current bank statement for the salary account",
@@ -988,12 +879,8 @@ func TestExtractedDataAccessors(t *testing.T) {
 	})
 	t.Run("RequestID", func(t *testing.T) {
 		got, err := d.RequestID()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != "pf_3k9x2m7q" {
-			t.Errorf("RequestID() = %q, want pf_3k9x2m7q", got)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, "pf_3k9x2m7q", got, "RequestID()")
 	})
 }
 
@@ -1014,33 +901,26 @@ func TestExtractedDataAccessorsWithoutData(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rr, err := tt.data.ReviewResult()
-			if err != nil || rr != nil {
-				t.Errorf("ReviewResult() = %v, %v; want nil, nil", rr, err)
-			}
+			assert.NoError(t, err, "ReviewResult()")
+			assert.Nil(t, rr, "ReviewResult()")
 			ev, err := tt.data.ExtractedValues()
-			if err != nil || ev != nil {
-				t.Errorf("ExtractedValues() = %v, %v; want nil, nil", ev, err)
-			}
+			assert.NoError(t, err, "ExtractedValues()")
+			assert.Nil(t, ev, "ExtractedValues()")
 			cj, err := tt.data.CategoryJudgements()
-			if err != nil || cj != nil {
-				t.Errorf("CategoryJudgements() = %v, %v; want nil, nil", cj, err)
-			}
+			assert.NoError(t, err, "CategoryJudgements()")
+			assert.Nil(t, cj, "CategoryJudgements()")
 			dv, err := tt.data.DocumentValidations()
-			if err != nil || dv != nil {
-				t.Errorf("DocumentValidations() = %v, %v; want nil, nil", dv, err)
-			}
+			assert.NoError(t, err, "DocumentValidations()")
+			assert.Nil(t, dv, "DocumentValidations()")
 			pf, err := tt.data.PolicyFlags()
-			if err != nil || pf != nil {
-				t.Errorf("PolicyFlags() = %v, %v; want nil, nil", pf, err)
-			}
+			assert.NoError(t, err, "PolicyFlags()")
+			assert.Nil(t, pf, "PolicyFlags()")
 			ns, err := tt.data.RecommendedNextSteps()
-			if err != nil || ns != nil {
-				t.Errorf("RecommendedNextSteps() = %v, %v; want nil, nil", ns, err)
-			}
+			assert.NoError(t, err, "RecommendedNextSteps()")
+			assert.Nil(t, ns, "RecommendedNextSteps()")
 			id, err := tt.data.RequestID()
-			if err != nil || id != "" {
-				t.Errorf("RequestID() = %q, %v; want empty, nil", id, err)
-			}
+			assert.NoError(t, err, "RequestID()")
+			assert.Empty(t, id, "RequestID()")
 		})
 	}
 }
@@ -1066,12 +946,8 @@ func TestExtractedDataAccessorErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.call(ExtractedData(tt.data))
-			if err == nil {
-				t.Fatalf("no error for %s", tt.data)
-			}
-			if !strings.Contains(err.Error(), tt.key) {
-				t.Errorf("error %q does not name %q", err, tt.key)
-			}
+			require.Error(t, err, "no error for %s", tt.data)
+			assert.Contains(t, err.Error(), tt.key, "the error does not name %q", tt.key)
 		})
 	}
 }
@@ -1087,9 +963,7 @@ func TestCategoryJudgementsJSON(t *testing.T) {
 		"checked_by": "engine-v2"
 	}`
 	var got CategoryJudgements
-	if err := json.Unmarshal([]byte(wire), &got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(wire), &got))
 	want := CategoryJudgements{
 		Checks: map[string]FieldCheck{
 			"income":        {Result: CheckPass, Reason: "Payslip and bank credit agree."},
@@ -1106,10 +980,8 @@ func TestCategoryJudgementsJSON(t *testing.T) {
 		t.Errorf("Fields() mismatch (-want +got):\n%s", diff)
 	}
 	out, err := json.Marshal(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := goldenJSONDiff(t, []byte(wire), out, false); diff != "" {
+	require.NoError(t, err)
+	if diff := jsonDiff(t, []byte(wire), out, false); diff != "" {
 		t.Errorf("MarshalJSON does not give back the wire form (-wire +marshalled):\n%s", diff)
 	}
 }
@@ -1122,9 +994,7 @@ func TestDocumentValidationsJSON(t *testing.T) {
 		"bank_statement_is_valid_reason": "Older than 30 days."
 	}`
 	var got DocumentValidations
-	if err := json.Unmarshal([]byte(wire), &got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(wire), &got))
 	want := DocumentValidations{
 		"id_card":        {IsValid: true, Reason: "Photo and number match the registry."},
 		"bank_statement": {IsValid: false, Reason: "Older than 30 days."},
@@ -1133,10 +1003,8 @@ func TestDocumentValidationsJSON(t *testing.T) {
 		t.Errorf("decoded mismatch (-want +got):\n%s", diff)
 	}
 	out, err := json.Marshal(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := goldenJSONDiff(t, []byte(wire), out, false); diff != "" {
+	require.NoError(t, err)
+	if diff := jsonDiff(t, []byte(wire), out, false); diff != "" {
 		t.Errorf("MarshalJSON does not give back the wire form (-wire +marshalled):\n%s", diff)
 	}
 }
@@ -1161,11 +1029,9 @@ func TestAnalysisDecodeExtractedData(t *testing.T) {
 	}
 
 	t.Run("completed", func(t *testing.T) {
-		a := goldenAnalysis(t, "analysis_completed.json")
+		a := analysisFromGolden(t, "analysis_completed.json")
 		var got kycResult
-		if err := a.DecodeExtractedData(&got); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, a.DecodeExtractedData(&got))
 		var want kycResult
 		want.RequestID = "pf_3k9x2m7q"
 		want.PolicyFlags = []string{"EMPLOYER_NAME_MISMATCH", "STALE_BANK_STATEMENT"}
@@ -1190,38 +1056,22 @@ func TestAnalysisDecodeExtractedData(t *testing.T) {
 		if diff := cmp.Diff(want, got, opts); diff != "" {
 			t.Errorf("DecodeExtractedData mismatch (-want +got):\n%s", diff)
 		}
-		if c := got.CategoryJudgements.Checks["bank_account"]; c.Result != CheckFail {
-			t.Errorf("category_judgements bank_account = %+v, want fail", c)
-		}
-		if got.CategoryJudgements.OverallConsistencyResult != CheckNeedsReview {
-			t.Errorf("overall consistency = %q, want needs_review", got.CategoryJudgements.OverallConsistencyResult)
-		}
-		if v := got.DocumentValidations["bank_statement"]; v.IsValid {
-			t.Errorf("document_validations bank_statement = %+v, want invalid", v)
-		}
-		if got.ProofOfAddress != nil {
-			t.Errorf("proof_of_address = %v, want nil", got.ProofOfAddress)
-		}
+		assert.Equal(t, CheckFail, got.CategoryJudgements.Checks["bank_account"].Result, "category_judgements bank_account")
+		assert.Equal(t, CheckNeedsReview, got.CategoryJudgements.OverallConsistencyResult, "overall consistency")
+		assert.False(t, got.DocumentValidations["bank_statement"].IsValid, "document_validations bank_statement")
+		assert.Nil(t, got.ProofOfAddress, "proof_of_address")
 	})
 	t.Run("pending leaves the value untouched", func(t *testing.T) {
-		a := goldenAnalysis(t, "analysis_pending.json")
-		if !a.ExtractedData.IsNull() {
-			t.Errorf("ExtractedData.IsNull() = false for a pending analysis")
-		}
+		a := analysisFromGolden(t, "analysis_pending.json")
+		assert.True(t, a.ExtractedData.IsNull(), "ExtractedData.IsNull() for a pending analysis")
 		got := kycResult{RequestID: "unchanged"}
-		if err := a.DecodeExtractedData(&got); err != nil {
-			t.Fatal(err)
-		}
-		if got.RequestID != "unchanged" {
-			t.Errorf("RequestID = %q, want it untouched", got.RequestID)
-		}
+		require.NoError(t, a.DecodeExtractedData(&got))
+		assert.Equal(t, "unchanged", got.RequestID, "RequestID, left untouched")
 	})
 	t.Run("wrong type is an error", func(t *testing.T) {
-		a := goldenAnalysis(t, "analysis_completed.json")
+		a := analysisFromGolden(t, "analysis_completed.json")
 		var n int
-		if err := a.DecodeExtractedData(&n); err == nil {
-			t.Error("decoding an object into an int gave no error")
-		}
+		assert.Error(t, a.DecodeExtractedData(&n), "decoding an object into an int")
 	})
 }
 
@@ -1237,14 +1087,12 @@ func TestAnalysisDecodeOutputSchema(t *testing.T) {
 		Required   []string            `json:"required"`
 		Properties map[string]property `json:"properties"`
 	}
-	a := goldenAnalysis(t, "analysis_completed.json")
+	a := analysisFromGolden(t, "analysis_completed.json")
 	var got schema
-	if err := a.DecodeOutputSchema(&got); err != nil {
-		t.Fatal(err)
-	}
-	if got.Schema != "http://json-schema.org/draft-07/schema#" || got.Title != "Retail loan KYC" || got.Type != "object" {
-		t.Errorf("schema header = %q %q %q", got.Schema, got.Title, got.Type)
-	}
+	require.NoError(t, a.DecodeOutputSchema(&got))
+	assert.Equal(t, "http://json-schema.org/draft-07/schema#", got.Schema, "$schema")
+	assert.Equal(t, "Retail loan KYC", got.Title, "title")
+	assert.Equal(t, "object", got.Type, "type")
 	if diff := cmp.Diff([]string{"request_id", "review_result"}, got.Required); diff != "" {
 		t.Errorf("required mismatch (-want +got):\n%s", diff)
 	}
@@ -1258,22 +1106,17 @@ func TestAnalysisDecodeOutputSchema(t *testing.T) {
 	}
 	// The schema holds the same data as extractedData.
 	var rr ReviewResult
-	if err := json.Unmarshal(got.Properties["review_result"].Value, &rr); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(got.Properties["review_result"].Value, &rr))
 	fromData, err := a.ExtractedData.ReviewResult()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if diff := cmp.Diff(fromData, &rr); diff != "" {
 		t.Errorf("review_result of the schema differs from extractedData (-data +schema):\n%s", diff)
 	}
 
-	pending := goldenAnalysis(t, "analysis_pending.json")
+	pending := analysisFromGolden(t, "analysis_pending.json")
 	untouched := schema{Title: "unchanged"}
-	if err := pending.DecodeOutputSchema(&untouched); err != nil || untouched.Title != "unchanged" {
-		t.Errorf("DecodeOutputSchema of a null schema = %v, title %q; want nil and untouched", err, untouched.Title)
-	}
+	assert.NoError(t, pending.DecodeOutputSchema(&untouched), "DecodeOutputSchema of a null schema")
+	assert.Equal(t, "unchanged", untouched.Title, "DecodeOutputSchema of a null schema leaves the value untouched")
 }
 
 func TestItemContent(t *testing.T) {
@@ -1349,29 +1192,22 @@ func TestItemContent(t *testing.T) {
 			name += " wrong type"
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := goldenServer(t, goldenRead(t, tt.file))
+			srv := jsonServer(t, readGolden(t, tt.file))
 			it, err := srv.client(t).GetItem(context.Background(), "item_x")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			text, err := it.Text()
 			if tt.textErr {
-				if err == nil {
-					t.Errorf("Text() of a %s item = %q, want an error", it.Type, text)
-				}
-			} else if err != nil || text != tt.wantText {
-				t.Errorf("Text() = %q, %v; want %q", text, err, tt.wantText)
+				assert.Error(t, err, "Text() of a %s item = %q, want an error", it.Type, text)
+			} else {
+				assert.NoError(t, err, "Text()")
+				assert.Equal(t, tt.wantText, text, "Text()")
 			}
 			got, err := tt.decode(it)
 			if tt.wantErr {
-				if err == nil {
-					t.Errorf("DecodeContent gave no error")
-				}
+				assert.Error(t, err, "DecodeContent")
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("DecodeContent mismatch (-want +got):\n%s", diff)
 			}
@@ -1397,9 +1233,7 @@ func TestAnalysisDone(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := &Analysis{Status: tt.status, PrimaryReportID: tt.report}
-			if got := a.Done(); got != tt.want {
-				t.Errorf("Done() = %v, want %v", got, tt.want)
-			}
+			assert.Equal(t, tt.want, a.Done(), "Done()")
 		})
 	}
 	for file, want := range map[string]bool{
@@ -1408,9 +1242,7 @@ func TestAnalysisDone(t *testing.T) {
 		"analysis_failed.json":    true,
 	} {
 		t.Run(file, func(t *testing.T) {
-			if got := goldenAnalysis(t, file).Done(); got != want {
-				t.Errorf("Done() = %v, want %v", got, want)
-			}
+			assert.Equal(t, want, analysisFromGolden(t, file).Done(), "Done()")
 		})
 	}
 }
@@ -1430,9 +1262,7 @@ func TestAnalysisStatusIsTerminal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.status), func(t *testing.T) {
-			if got := tt.status.IsTerminal(); got != tt.want {
-				t.Errorf("%q.IsTerminal() = %v, want %v", tt.status, got, tt.want)
-			}
+			assert.Equal(t, tt.want, tt.status.IsTerminal(), "%q.IsTerminal()", tt.status)
 		})
 	}
 }
@@ -1507,20 +1337,15 @@ func TestDecodeUnknownFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := goldenServer(t, []byte(tt.body))
+			srv := jsonServer(t, []byte(tt.body))
 			id, raw, err := tt.call(context.Background(), srv.client(t))
-			if err != nil {
-				t.Fatalf("an unknown field was refused: %v", err)
-			}
-			if id == "" {
-				t.Error("the known fields were not decoded: empty ID")
-			}
+			require.NoError(t, err, "an unknown field was refused")
+			assert.NotEmpty(t, id, "the known fields were not decoded: empty ID")
 			var members map[string]json.RawMessage
-			if err := json.Unmarshal(raw, &members); err != nil {
-				t.Fatalf("Raw is not a JSON object: %v (%q)", err, raw)
-			}
-			if got, want := goldenJSONValue(members["futureField"]), goldenJSONValue([]byte(`{"tier":"gold","scores":[1,2]}`)); !cmp.Equal(got, want) {
-				t.Errorf("Raw futureField = %v, want %v", got, want)
+			require.NoError(t, json.Unmarshal(raw, &members), "Raw is not a JSON object: %q", raw)
+			want, got := jsonValue([]byte(`{"tier":"gold","scores":[1,2]}`)), jsonValue(members["futureField"])
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Raw futureField mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

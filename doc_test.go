@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestEveryExportedNameIsDocumented checks that every package of the module
@@ -62,17 +65,13 @@ func TestEveryExportedNameIsDocumented(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for dir, ok := range pkgDoc {
 		if !ok {
 			missing = append(missing, dir+": no package comment")
 		}
 	}
-	if len(missing) > 0 {
-		t.Errorf("undocumented:\n%s", strings.Join(missing, "\n"))
-	}
+	assert.Empty(t, missing, "undocumented:\n%s", strings.Join(missing, "\n"))
 }
 
 // exportedReceiver reports whether a method's receiver type is exported (a

@@ -1,7 +1,7 @@
 package profilesvc_test
 
 // End-to-end tests of the SDK against the mock server: every call goes
-// over HTTP to a mockserver.NewTest server. Helpers are prefixed "e2e".
+// over HTTP to a mockserver.NewTest server.
 
 import (
 	"bytes"
@@ -17,106 +17,15 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
-const e2ePassport = "PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12\nPassport Number: X1234567\nExpiry Date: 2031-05-01\n"
-
-// e2eClock is a fake clock that reports each timer set on it, so that a
-// test knows when the server holds a long poll (whose timeout is such a
-// timer) before it moves time.
-type e2eClock struct {
-	*mockserver.FakeClock
-	timers chan time.Duration
-}
-
-func newE2EClock() *e2eClock {
-	return &e2eClock{
-		FakeClock: mockserver.NewFakeClock(time.Date(2030, 3, 1, 9, 0, 0, 0, time.UTC)),
-		timers:    make(chan time.Duration, 64),
-	}
-}
-
-func (c *e2eClock) AfterFunc(d time.Duration, f func()) func() bool {
-	stop := c.FakeClock.AfterFunc(d, f)
-	select {
-	case c.timers <- d:
-	default:
-	}
-	return stop
-}
-
-// awaitTimer waits until a timer of d is set: a long poll with
-// timeoutSeconds d/1s is held.
-func (c *e2eClock) awaitTimer(t *testing.T, d time.Duration) {
-	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		select {
-		case got := <-c.timers:
-			if got == d {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("no %v timer was set within 10s: no long poll is held", d)
-		}
-	}
-}
-
-// e2eWantAPIError checks that err is an *APIError matching the sentinel,
-// with the status and code.
-func e2eWantAPIError(t *testing.T, err error, sentinel error, status int, code string) *profilesvc.APIError {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want %v (%d %s)", sentinel, status, code)
-	}
-	if !errors.Is(err, sentinel) {
-		t.Errorf("error %v does not match %v", err, sentinel)
-	}
-	var apiErr *profilesvc.APIError
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("error %v is not an *APIError", err)
-	}
-	if apiErr.StatusCode != status || apiErr.Code != code {
-		t.Errorf("APIError = %d %s, want %d %s", apiErr.StatusCode, apiErr.Code, status, code)
-	}
-	if strings.TrimSpace(apiErr.Message) == "" {
-		t.Errorf("APIError without a message: %+v", apiErr)
-	}
-	return apiErr
-}
-
-// e2eProfileWithItem creates a profile with the passport as a text item
-// through the SDK.
-func e2eProfileWithItem(t *testing.T, c *profilesvc.Client) (*profilesvc.Profile, *profilesvc.Item) {
-	t.Helper()
-	ctx := t.Context()
-	p, err := c.CreateProfile(ctx, mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Jane Doe"})
-	if err != nil {
-		t.Fatalf("CreateProfile: %v", err)
-	}
-	it, err := c.CreateTextItem(ctx, p.DefaultFolder().ID, e2ePassport, profilesvc.CreateItemParams{Name: "passport"})
-	if err != nil {
-		t.Fatalf("CreateTextItem: %v", err)
-	}
-	return p, it
-}
-
-// e2eRequests returns the recorded requests of a method and path.
-func e2eRequests(srv *mockserver.Server, method, path string) []mockserver.RecordedRequest {
-	var out []mockserver.RecordedRequest
-	for _, r := range srv.Requests() {
-		if r.Method == method && r.Path == path {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 func TestE2EFullFlow(t *testing.T) {
-	clock := newE2EClock()
+	clock := newFakeClock()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
 	c := srv.Client(profilesvc.WithRetryWait(5*time.Millisecond, 50*time.Millisecond))
 	ctx := t.Context()
@@ -125,127 +34,107 @@ func TestE2EFullFlow(t *testing.T) {
 	p, err := c.CreateProfile(ctx, mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{
 		Name: "Jane Doe", Description: "Onboarding", Metadata: profilesvc.Object{"caseRef": "C-1"},
 	})
-	if err != nil {
-		t.Fatalf("CreateProfile: %v", err)
-	}
-	if !strings.HasPrefix(p.ID, "pf_") || p.WorkflowID != mockserver.DefaultWorkflowID || p.Name != "Jane Doe" ||
-		p.ItemsCount != 0 || p.LastAnalysisAt != nil || p.Metadata["caseRef"] != "C-1" {
-		t.Errorf("CreateProfile = %+v", p)
-	}
+	require.NoError(t, err, "CreateProfile")
+	assert.True(t, strings.HasPrefix(p.ID, "pf_"), "CreateProfile ID %q", p.ID)
+	assert.Equal(t, mockserver.DefaultWorkflowID, p.WorkflowID, "CreateProfile workflow")
+	assert.Equal(t, "Jane Doe", p.Name, "CreateProfile name")
+	assert.Zero(t, p.ItemsCount, "CreateProfile itemsCount")
+	assert.Nil(t, p.LastAnalysisAt, "CreateProfile lastAnalysisAt")
+	assert.Equal(t, "C-1", p.Metadata["caseRef"], "CreateProfile metadata")
 	def := p.DefaultFolder()
-	if def == nil || def.Name != "default" || len(p.Folders) != 1 {
-		t.Fatalf("CreateProfile folders = %+v, want the default folder", p.Folders)
-	}
+	require.NotNil(t, def, "CreateProfile folders = %+v, want the default folder", p.Folders)
+	require.Equal(t, "default", def.Name, "CreateProfile folders = %+v, want the default folder", p.Folders)
+	require.Len(t, p.Folders, 1, "CreateProfile folders, want the default folder")
 
 	// Folders.
 	docs, err := c.CreateFolder(ctx, p.ID, "Identity documents")
-	if err != nil {
-		t.Fatalf("CreateFolder: %v", err)
-	}
-	if docs.Name != "Identity documents" || docs.IsDefault || docs.ProfileID != p.ID {
-		t.Errorf("CreateFolder = %+v", docs)
-	}
+	require.NoError(t, err, "CreateFolder")
+	assert.Equal(t, "Identity documents", docs.Name, "CreateFolder name")
+	assert.False(t, docs.IsDefault, "CreateFolder isDefault")
+	assert.Equal(t, p.ID, docs.ProfileID, "CreateFolder profileId")
 
 	// Items: a file, a text and a JSON value.
-	file, err := c.UploadFile(ctx, docs.ID, strings.NewReader(e2ePassport), profilesvc.UploadParams{
+	file, err := c.UploadFile(ctx, docs.ID, strings.NewReader(passportText), profilesvc.UploadParams{
 		Filename: "passport.txt", Metadata: profilesvc.Object{"source": "scanner"},
 	})
-	if err != nil {
-		t.Fatalf("UploadFile: %v", err)
-	}
-	if file.Type != profilesvc.ItemFile || file.Name != "passport.txt" || file.SizeBytes != int64(len(e2ePassport)) ||
-		!file.Content.IsNull() || file.Status != profilesvc.ItemActive || file.Metadata["source"] != "scanner" || file.FolderID != docs.ID {
-		t.Errorf("UploadFile = %+v", file)
-	}
-	if b, _ := srv.ItemBytes(file.ID); string(b) != e2ePassport {
-		t.Errorf("stored upload = %q", b)
-	}
+	require.NoError(t, err, "UploadFile")
+	assert.Equal(t, profilesvc.ItemFile, file.Type, "UploadFile type")
+	assert.Equal(t, "passport.txt", file.Name, "UploadFile name")
+	assert.Equal(t, int64(len(passportText)), file.SizeBytes, "UploadFile sizeBytes")
+	assert.True(t, file.Content.IsNull(), "UploadFile content = %s, want null", file.Content)
+	assert.Equal(t, profilesvc.ItemActive, file.Status, "UploadFile status")
+	assert.Equal(t, "scanner", file.Metadata["source"], "UploadFile metadata")
+	assert.Equal(t, docs.ID, file.FolderID, "UploadFile folderId")
+	stored, _ := srv.ItemBytes(file.ID)
+	assert.Equal(t, passportText, string(stored), "stored upload")
 	note, err := c.CreateTextItem(ctx, def.ID, "Applicant called on Monday.", profilesvc.CreateItemParams{Name: "call note"})
-	if err != nil {
-		t.Fatalf("CreateTextItem: %v", err)
-	}
-	if s, err := note.Text(); err != nil || s != "Applicant called on Monday." || note.Type != profilesvc.ItemText {
-		t.Errorf("CreateTextItem = %+v (%q, %v)", note, s, err)
-	}
+	require.NoError(t, err, "CreateTextItem")
+	text, err := note.Text()
+	assert.NoError(t, err, "CreateTextItem Text()")
+	assert.Equal(t, "Applicant called on Monday.", text, "CreateTextItem content")
+	assert.Equal(t, profilesvc.ItemText, note.Type, "CreateTextItem type")
 	form, err := c.CreateJSONItem(ctx, docs.ID, map[string]any{"full_name": "Jane Doe", "date_of_birth": "1990-04-12"}, profilesvc.CreateItemParams{Name: "application form"})
-	if err != nil {
-		t.Fatalf("CreateJSONItem: %v", err)
-	}
+	require.NoError(t, err, "CreateJSONItem")
 	var formContent map[string]string
-	if err := form.DecodeContent(&formContent); err != nil || formContent["full_name"] != "Jane Doe" || form.Type != profilesvc.ItemJSON {
-		t.Errorf("CreateJSONItem = %+v (%v, %v)", form, formContent, err)
-	}
+	assert.NoError(t, form.DecodeContent(&formContent), "CreateJSONItem DecodeContent")
+	assert.Equal(t, "Jane Doe", formContent["full_name"], "CreateJSONItem content")
+	assert.Equal(t, profilesvc.ItemJSON, form.Type, "CreateJSONItem type")
 
 	got, err := c.GetItem(ctx, file.ID)
-	if err != nil {
-		t.Fatalf("GetItem: %v", err)
-	}
+	require.NoError(t, err, "GetItem")
 	if diff := cmp.Diff(file, got, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Raw" }, cmp.Ignore())); diff != "" {
 		t.Errorf("GetItem differs from the upload's answer (-upload +get):\n%s", diff)
 	}
 	updated, err := c.UpdateItem(ctx, note.ID, profilesvc.UpdateItemParams{
 		Name: profilesvc.Ptr("call note (edited)"), Metadata: profilesvc.Object{"agent": "ops"}, Content: "Applicant called on Tuesday.",
 	})
-	if err != nil {
-		t.Fatalf("UpdateItem: %v", err)
-	}
-	if s, _ := updated.Text(); updated.Name != "call note (edited)" || s != "Applicant called on Tuesday." || updated.Metadata["agent"] != "ops" {
-		t.Errorf("UpdateItem = %+v", updated)
-	}
+	require.NoError(t, err, "UpdateItem")
+	updatedText, _ := updated.Text()
+	assert.Equal(t, "call note (edited)", updated.Name, "UpdateItem name")
+	assert.Equal(t, "Applicant called on Tuesday.", updatedText, "UpdateItem content")
+	assert.Equal(t, "ops", updated.Metadata["agent"], "UpdateItem metadata")
 
 	// Five folders, listed two at a time.
 	for _, name := range []string{"Bank statements", "Payslips", "Misc"} {
-		if _, err := c.CreateFolder(ctx, p.ID, name); err != nil {
-			t.Fatalf("CreateFolder %s: %v", name, err)
-		}
+		_, err := c.CreateFolder(ctx, p.ID, name)
+		require.NoError(t, err, "CreateFolder %s", name)
 	}
 	srv.ClearRequests()
 	var names []string
 	for f, err := range c.ListFolders(ctx, p.ID, &profilesvc.ListParams{Limit: 2}) {
-		if err != nil {
-			t.Fatalf("ListFolders: %v", err)
-		}
-		if f.Items != nil {
-			t.Errorf("listed folder %s carries items", f.Name)
-		}
+		require.NoError(t, err, "ListFolders")
+		assert.Nil(t, f.Items, "listed folder %s carries items", f.Name)
 		names = append(names, f.Name)
 	}
 	slices.Sort(names)
 	if diff := cmp.Diff([]string{"Bank statements", "Identity documents", "Misc", "Payslips", "default"}, names); diff != "" {
 		t.Errorf("ListFolders walked (-want +got):\n%s", diff)
 	}
-	pages := e2eRequests(srv, "GET", "/v1/profiles/"+p.ID+"/folders")
-	if len(pages) != 3 {
-		t.Errorf("ListFolders fetched %d pages, want 3 (2+2+1)", len(pages))
-	}
+	pages := requestsTo(srv, "GET", "/v1/profiles/"+p.ID+"/folders")
+	assert.Len(t, pages, 3, "ListFolders fetched pages, want 3 (2+2+1)")
 	for i, r := range pages {
-		if r.Query.Get("limit") != "2" || (i > 0) != r.Query.Has("cursor") {
-			t.Errorf("page %d query = %v", i, r.Query)
-		}
+		assert.Equal(t, "2", r.Query.Get("limit"), "page %d query = %v", i, r.Query)
+		assert.Equal(t, i > 0, r.Query.Has("cursor"), "page %d query = %v", i, r.Query)
 	}
 
 	gf, err := c.GetFolder(ctx, docs.ID)
-	if err != nil {
-		t.Fatalf("GetFolder: %v", err)
-	}
+	require.NoError(t, err, "GetFolder")
 	var itemNames []string
 	for _, s := range gf.Items {
 		itemNames = append(itemNames, s.Name)
 	}
-	if gf.ItemsCount != 2 || !slices.Equal(itemNames, []string{"passport.txt", "application form"}) {
-		t.Errorf("GetFolder = count %d, items %v", gf.ItemsCount, itemNames)
+	assert.Equal(t, 2, gf.ItemsCount, "GetFolder itemsCount")
+	if diff := cmp.Diff([]string{"passport.txt", "application form"}, itemNames); diff != "" {
+		t.Errorf("GetFolder items (-want +got):\n%s", diff)
 	}
 	misc := ""
 	for f, err := range c.ListFolders(ctx, p.ID, &profilesvc.ListParams{Search: "misc"}) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		misc = f.ID
 	}
 	renamed, err := c.RenameFolder(ctx, misc, "Other")
-	if err != nil || renamed.Name != "Other" {
-		t.Fatalf("RenameFolder = %+v, %v", renamed, err)
-	}
+	require.NoError(t, err, "RenameFolder")
+	require.Equal(t, "Other", renamed.Name, "RenameFolder")
 
 	// Analysis, waited for with long polls; the test moves it along.
 	id, err := c.StartAnalysis(ctx, p.ID, profilesvc.StartAnalysisParams{
@@ -253,12 +142,8 @@ func TestE2EFullFlow(t *testing.T) {
 		Options:        profilesvc.Object{"language": "en", "strict": true},
 		ClientMetadata: profilesvc.Object{"requestedBy": "e2e"},
 	})
-	if err != nil {
-		t.Fatalf("StartAnalysis: %v", err)
-	}
-	if !strings.HasPrefix(id, "analysis_") {
-		t.Errorf("analysis ID %q", id)
-	}
+	require.NoError(t, err, "StartAnalysis")
+	assert.True(t, strings.HasPrefix(id, "analysis_"), "analysis ID %q", id)
 	var seen []profilesvc.AnalysisStatus
 	type result struct {
 		a   *profilesvc.Analysis
@@ -274,162 +159,149 @@ func TestE2EFullFlow(t *testing.T) {
 		})
 		waited <- result{a, err}
 	}()
-	clock.awaitTimer(t, 10*time.Second) // first long poll held
-	clock.Advance(10 * time.Second)     // it times out: pending
-	clock.awaitTimer(t, 10*time.Second) // second long poll held
-	if err := srv.StartProcessing(id); err != nil {
-		t.Fatal(err)
-	}
-	clock.Advance(10 * time.Second)     // it times out: processing
-	clock.awaitTimer(t, 10*time.Second) // third long poll held
-	if err := srv.CompleteAnalysis(id); err != nil {
-		t.Fatal(err)
-	}
+	// The server of manual analyses arms one timer alone: the timeout of
+	// a held long poll. Each Advance fires it, so the next wait is for the
+	// next poll's.
+	awaitTimers(t, clock, 1)        // first long poll held
+	clock.Advance(10 * time.Second) // it times out: pending
+	awaitTimers(t, clock, 1)        // second long poll held
+	require.NoError(t, srv.StartProcessing(id))
+	clock.Advance(10 * time.Second) // it times out: processing
+	awaitTimers(t, clock, 1)        // third long poll held
+	require.NoError(t, srv.CompleteAnalysis(id))
 	var res result
 	select {
 	case res = <-waited:
 	case <-time.After(10 * time.Second):
 		t.Fatalf("WaitForAnalysis did not return after the analysis completed")
 	}
-	if res.err != nil {
-		t.Fatalf("WaitForAnalysis: %v", res.err)
-	}
+	require.NoError(t, res.err, "WaitForAnalysis")
 	a := res.a
 	if diff := cmp.Diff([]profilesvc.AnalysisStatus{profilesvc.AnalysisPending, profilesvc.AnalysisProcessing, profilesvc.AnalysisCompleted}, seen); diff != "" {
 		t.Errorf("OnUpdate saw (-want +got):\n%s", diff)
 	}
-	if a.ID != id || a.Status != profilesvc.AnalysisCompleted || !a.Done() || a.PrimaryReportID == nil || a.ProfileID != p.ID {
-		t.Errorf("waited analysis = %+v", a)
+	// The three polls held were held for the 10s asked for: the timers
+	// the clock fired.
+	var polls []string
+	for _, r := range requestsTo(srv, "GET", "/v1/analyses/"+id) {
+		if r.Query.Get("waitForReport") == "true" {
+			polls = append(polls, r.Query.Get("timeoutSeconds"))
+		}
 	}
-	if a.Options["language"] != "en" || a.Options["strict"] != true || a.ClientMetadata["requestedBy"] != "e2e" {
-		t.Errorf("options %v and clientMetadata %v not echoed", a.Options, a.ClientMetadata)
+	if diff := cmp.Diff([]string{"10", "10", "10"}, polls); diff != "" {
+		t.Errorf("timeoutSeconds of the long polls (-want +got):\n%s", diff)
 	}
-	if a.FolderID != nil || a.EngineID != nil || a.Engine != nil || a.Error != nil || a.VerificationStatus != profilesvc.VerificationPendingReview {
-		t.Errorf("analysis folderId %v, engineId %v, engine %v, error %v, verification %s", a.FolderID, a.EngineID, a.Engine, a.Error, a.VerificationStatus)
-	}
-	if !strings.HasPrefix(a.PlaybookID, "PB-") || a.RiskAssessment == nil || a.SystemMetadata == nil || len(a.Findings) == 0 || len(a.AgentAuditLog) == 0 {
-		t.Errorf("completed analysis lacks parts: %+v", a)
-	}
+	assert.Equal(t, id, a.ID, "waited analysis ID")
+	assert.Equal(t, profilesvc.AnalysisCompleted, a.Status, "waited analysis status")
+	assert.True(t, a.Done(), "waited analysis done")
+	assert.NotNil(t, a.PrimaryReportID, "waited analysis report")
+	assert.Equal(t, p.ID, a.ProfileID, "waited analysis profile")
+	assert.Equal(t, "en", a.Options["language"], "options not echoed")
+	assert.Equal(t, true, a.Options["strict"], "options not echoed")
+	assert.Equal(t, "e2e", a.ClientMetadata["requestedBy"], "clientMetadata not echoed")
+	assert.Nil(t, a.FolderID, "analysis folderId")
+	assert.Nil(t, a.EngineID, "analysis engineId")
+	assert.Nil(t, a.Engine, "analysis engine")
+	assert.Nil(t, a.Error, "analysis error")
+	assert.Equal(t, profilesvc.VerificationPendingReview, a.VerificationStatus, "analysis verification")
+	assert.True(t, strings.HasPrefix(a.PlaybookID, "PB-"), "analysis playbook %q", a.PlaybookID)
+	assert.NotNil(t, a.RiskAssessment, "completed analysis lacks riskAssessment")
+	assert.NotNil(t, a.SystemMetadata, "completed analysis lacks systemMetadata")
+	assert.NotEmpty(t, a.Findings, "completed analysis lacks findings")
+	assert.NotEmpty(t, a.AgentAuditLog, "completed analysis lacks agentAuditLog")
 	var targets []string
 	for _, ti := range a.TargetItems {
 		targets = append(targets, ti.ItemID)
 	}
-	if !slices.Equal(targets, []string{file.ID, form.ID}) {
-		t.Errorf("targetItems = %v", targets)
+	if diff := cmp.Diff([]string{file.ID, form.ID}, targets); diff != "" {
+		t.Errorf("targetItems (-want +got):\n%s", diff)
 	}
 
 	// Typed accessors of the extracted data.
 	rr, err := a.ExtractedData.ReviewResult()
-	if err != nil || rr == nil {
-		t.Fatalf("ReviewResult = %v, %v", rr, err)
+	require.NoError(t, err, "ReviewResult")
+	require.NotNil(t, rr, "ReviewResult")
+	assert.Contains(t, []profilesvc.FinalAction{profilesvc.ActionApprove, profilesvc.ActionReject, profilesvc.ActionManualReview}, rr.FinalAction, "ReviewResult = %+v", rr)
+	if assert.NotNil(t, a.RiskAssessment) {
+		assert.Equal(t, a.RiskAssessment.RiskLevel, rr.FinalRiskLevel, "ReviewResult's risk against the analysis's")
 	}
-	if !slices.Contains([]profilesvc.FinalAction{profilesvc.ActionApprove, profilesvc.ActionReject, profilesvc.ActionManualReview}, rr.FinalAction) ||
-		rr.FinalRiskLevel != a.RiskAssessment.RiskLevel || rr.FinalActionReason == "" {
-		t.Errorf("ReviewResult = %+v (risk %s)", rr, a.RiskAssessment.RiskLevel)
-	}
+	assert.NotEmpty(t, rr.FinalActionReason, "ReviewResult = %+v", rr)
 	cj, err := a.ExtractedData.CategoryJudgements()
-	if err != nil || cj == nil {
-		t.Fatalf("CategoryJudgements = %v, %v", cj, err)
-	}
-	if fc, ok := cj.Checks["full_name"]; !ok || fc.Result != profilesvc.CheckPass {
-		t.Errorf("full_name check = %+v, want pass (both documents say Jane Doe)", cj.Checks)
-	}
-	if cj.OverallConsistencyResult == "" {
-		t.Errorf("no overall_consistency_result")
-	}
+	require.NoError(t, err, "CategoryJudgements")
+	require.NotNil(t, cj, "CategoryJudgements")
+	fc, ok := cj.Checks["full_name"]
+	assert.True(t, ok, "no full_name check in %+v", cj.Checks)
+	assert.Equal(t, profilesvc.CheckPass, fc.Result, "full_name check, want pass (both documents say Jane Doe)")
+	assert.NotEmpty(t, cj.OverallConsistencyResult, "no overall_consistency_result")
 	dv, err := a.ExtractedData.DocumentValidations()
-	if err != nil || len(dv) == 0 {
-		t.Fatalf("DocumentValidations = %v, %v", dv, err)
-	}
-	if pv, ok := dv["passport"]; !ok || !pv.IsValid || pv.Reason == "" {
-		t.Errorf("DocumentValidations = %+v, want a valid passport", dv)
-	}
+	require.NoError(t, err, "DocumentValidations")
+	require.NotEmpty(t, dv, "DocumentValidations")
+	pv, ok := dv["passport"]
+	assert.True(t, ok, "DocumentValidations = %+v, want a passport", dv)
+	assert.True(t, pv.IsValid, "DocumentValidations = %+v, want a valid passport", dv)
+	assert.NotEmpty(t, pv.Reason, "DocumentValidations = %+v, want a reason for the passport", dv)
 	ev, err := a.ExtractedData.ExtractedValues()
-	if err != nil || ev["full_name"] != "Jane Doe" {
-		t.Errorf("ExtractedValues = %v, %v; want full_name Jane Doe", ev, err)
-	}
-	if reqID, err := a.ExtractedData.RequestID(); err != nil || reqID != p.ID {
-		t.Errorf("request_id = %q, %v; want %s", reqID, err, p.ID)
-	}
+	assert.NoError(t, err, "ExtractedValues")
+	assert.Equal(t, "Jane Doe", ev["full_name"], "ExtractedValues full_name")
+	reqID, err := a.ExtractedData.RequestID()
+	assert.NoError(t, err, "request_id")
+	assert.Equal(t, p.ID, reqID, "request_id")
 
 	// Reports.
 	var reports [][]byte
 	for _, loc := range []profilesvc.Locale{profilesvc.LocaleEnglish, profilesvc.LocaleKorean} {
 		rep, err := c.DownloadReport(ctx, id, &profilesvc.ReportParams{Locale: loc})
-		if err != nil {
-			t.Fatalf("DownloadReport %s: %v", loc, err)
-		}
+		require.NoError(t, err, "DownloadReport %s", loc)
 		var buf bytes.Buffer
-		if _, err := rep.WriteTo(&buf); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.HasPrefix(buf.Bytes(), []byte("%PDF-")) {
-			t.Errorf("%s report starts %q", loc, buf.Bytes()[:min(8, buf.Len())])
-		}
-		if rep.Filename != "analysis_"+id+"_report.pdf" || !strings.HasPrefix(rep.ContentType, "application/pdf") {
-			t.Errorf("%s report: filename %q, content type %q", loc, rep.Filename, rep.ContentType)
-		}
+		_, err = rep.WriteTo(&buf)
+		require.NoError(t, err)
+		assert.True(t, bytes.HasPrefix(buf.Bytes(), []byte("%PDF-")), "%s report starts %q", loc, buf.Bytes()[:min(8, buf.Len())])
+		assert.Equal(t, "analysis_"+id+"_report.pdf", rep.Filename, "%s report filename", loc)
+		assert.True(t, strings.HasPrefix(rep.ContentType, "application/pdf"), "%s report content type %q", loc, rep.ContentType)
 		reports = append(reports, buf.Bytes())
 	}
-	if bytes.Equal(reports[0], reports[1]) {
-		t.Errorf("the en and ko reports are the same bytes")
-	}
+	assert.False(t, bytes.Equal(reports[0], reports[1]), "the en and ko reports are the same bytes")
 
 	// Listing, profile state, deletion.
 	var listed []string
 	for la, err := range c.ListAnalyses(ctx, p.ID, nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		listed = append(listed, la.ID)
 	}
-	if !slices.Equal(listed, []string{id}) {
-		t.Errorf("ListAnalyses = %v, want [%s]", listed, id)
+	if diff := cmp.Diff([]string{id}, listed); diff != "" {
+		t.Errorf("ListAnalyses (-want +got):\n%s", diff)
 	}
 	gp, err := c.GetProfile(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
+	require.NoError(t, err)
+	assert.Equal(t, 3, gp.ItemsCount, "profile itemsCount after the analysis")
+	if assert.NotNil(t, gp.LastAnalysisAt, "profile lastAnalysisAt after the analysis") {
+		assert.True(t, gp.LastAnalysisAt.Equal(a.RequestedAt), "profile lastAnalysisAt %v, want %v", gp.LastAnalysisAt, a.RequestedAt)
 	}
-	if gp.ItemsCount != 3 || gp.LastAnalysisAt == nil || !gp.LastAnalysisAt.Equal(a.RequestedAt) {
-		t.Errorf("profile after the analysis: itemsCount %d, lastAnalysisAt %v", gp.ItemsCount, gp.LastAnalysisAt)
-	}
-	if err := c.DeleteAnalysis(ctx, id); err != nil {
-		t.Fatalf("DeleteAnalysis: %v", err)
-	}
-	if _, err := c.GetAnalysis(ctx, id, nil); !errors.Is(err, profilesvc.ErrAnalysisNotFound) {
-		t.Errorf("GetAnalysis after delete = %v", err)
-	}
-	if err := c.DeleteFolder(ctx, docs.ID); err != nil {
-		t.Fatalf("DeleteFolder: %v", err)
-	}
-	if _, err := c.GetFolder(ctx, docs.ID); !errors.Is(err, profilesvc.ErrFolderNotFound) {
-		t.Errorf("GetFolder after delete = %v", err)
-	}
-	if _, ok := srv.Item(file.ID); ok {
-		t.Errorf("the deleted folder's item %s remains", file.ID)
-	}
-	if err := c.DeleteProfile(ctx, p.ID); err != nil {
-		t.Fatalf("DeleteProfile: %v", err)
-	}
-	if _, err := c.GetProfile(ctx, p.ID); !errors.Is(err, profilesvc.ErrProfileNotFound) {
-		t.Errorf("GetProfile after delete = %v", err)
-	}
-	if _, ok := srv.Item(note.ID); ok || len(srv.Profiles()) != 0 {
-		t.Errorf("the deleted profile's data remains")
-	}
+	require.NoError(t, c.DeleteAnalysis(ctx, id), "DeleteAnalysis")
+	_, err = c.GetAnalysis(ctx, id, nil)
+	assert.ErrorIs(t, err, profilesvc.ErrAnalysisNotFound, "GetAnalysis after delete")
+	require.NoError(t, c.DeleteFolder(ctx, docs.ID), "DeleteFolder")
+	_, err = c.GetFolder(ctx, docs.ID)
+	assert.ErrorIs(t, err, profilesvc.ErrFolderNotFound, "GetFolder after delete")
+	_, ok = srv.Item(file.ID)
+	assert.False(t, ok, "the deleted folder's item %s remains", file.ID)
+	require.NoError(t, c.DeleteProfile(ctx, p.ID), "DeleteProfile")
+	_, err = c.GetProfile(ctx, p.ID)
+	assert.ErrorIs(t, err, profilesvc.ErrProfileNotFound, "GetProfile after delete")
+	_, ok = srv.Item(note.ID)
+	assert.False(t, ok, "the deleted profile's item remains")
+	assert.Empty(t, srv.Profiles(), "the deleted profile remains")
 }
 
 func TestE2ETypedErrors(t *testing.T) {
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
 	c := srv.Client(profilesvc.WithMaxRetries(0))
 	ctx := t.Context()
-	p, it := e2eProfileWithItem(t, c)
+	p, it := newProfileWithItem(t, c)
 	def := p.DefaultFolder().ID
 	running, err := c.StartAnalysis(ctx, p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, otherItem := e2eProfileWithItem(t, c)
+	require.NoError(t, err)
+	other, otherItem := newProfileWithItem(t, c)
 	_ = other
 
 	for _, tc := range []struct {
@@ -535,37 +407,32 @@ func TestE2ETypedErrors(t *testing.T) {
 		}, profilesvc.ErrUnauthorized, 401, "UNAUTHORIZED"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			apiErr := e2eWantAPIError(t, tc.call(), tc.sentinel, tc.status, tc.code)
-			if tc.status == 404 && !errors.Is(apiErr, profilesvc.ErrNotFound) {
-				t.Errorf("a 404 does not match ErrNotFound")
+			apiErr := requireAPIError(t, tc.call(), tc.sentinel, tc.status, tc.code)
+			if tc.status == 404 {
+				assert.ErrorIs(t, apiErr, profilesvc.ErrNotFound, "a 404 does not match ErrNotFound")
 			}
-			if strings.Contains(apiErr.Error(), srv.APIKey) {
-				t.Errorf("the error text holds the API key")
-			}
+			assert.NotContains(t, apiErr.Error(), srv.APIKey, "the error text holds the API key")
 		})
 	}
 
 	t.Run("a non-ACTIVE item", func(t *testing.T) {
-		if err := srv.SetItemStatus(otherItem.ID, profilesvc.ItemProcessing); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, srv.SetItemStatus(otherItem.ID, profilesvc.ItemProcessing))
 		_, err := c.StartAnalysis(ctx, other.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{otherItem.ID}})
-		apiErr := e2eWantAPIError(t, err, profilesvc.ErrInvalidItemIDs, 400, "INVALID_ITEM_IDS")
-		if !strings.Contains(apiErr.Message, otherItem.ID) {
-			t.Errorf("message %q does not name %s", apiErr.Message, otherItem.ID)
-		}
+		apiErr := requireAPIError(t, err, profilesvc.ErrInvalidItemIDs, 400, "INVALID_ITEM_IDS")
+		assert.Contains(t, apiErr.Message, otherItem.ID, "the message does not name the item")
 	})
 }
 
 func TestE2EWaitForAnalysisFailed(t *testing.T) {
-	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
+	// The clock never moves: a long poll can end only by the analysis's
+	// end, never by its timeout.
+	clock := newFakeClock()
+	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
 	c := srv.Client()
 	ctx := t.Context()
-	p, it := e2eProfileWithItem(t, c)
+	p, it := newProfileWithItem(t, c)
 	id, err := c.StartAnalysis(ctx, p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	type result struct {
 		a   *profilesvc.Analysis
 		err error
@@ -575,59 +442,69 @@ func TestE2EWaitForAnalysisFailed(t *testing.T) {
 		a, err := c.WaitForAnalysis(ctx, id, nil)
 		waited <- result{a, err}
 	}()
+	// The long poll is held: its timeout is the only timer on the clock of
+	// a server of manual analyses.
+	held := make(chan error, 1)
+	hctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	go func() { held <- clock.BlockUntil(hctx, 1) }()
 	select {
 	case r := <-waited:
 		t.Fatalf("WaitForAnalysis returned before the analysis ended: %+v", r)
-	case <-time.After(150 * time.Millisecond):
+	case err := <-held:
+		require.NoError(t, err, "no long poll is held")
 	}
-	start := time.Now()
-	if err := srv.FailAnalysis(id, "the document is unreadable"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, srv.FailAnalysis(id, "the document is unreadable"))
 	var r result
 	select {
 	case r = <-waited:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
+		// Not a timing assertion: a bound far above any machine's, so
+		// that a poll still held fails here rather than hanging.
 		t.Fatalf("WaitForAnalysis did not return after the analysis failed")
 	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("WaitForAnalysis returned %v after the failure, want at once (the long poll wakes)", d)
+	// It returned at once: the held poll woke on the failure, as the one
+	// poll the server answered shows, and its timeout never fired.
+	polls := requestsTo(srv, "GET", "/v1/analyses/"+id)
+	if assert.Len(t, polls, 1, "WaitForAnalysis polled again, want the held poll to wake on the failure") {
+		assert.Equal(t, "true", polls[0].Query.Get("waitForReport"), "the poll was not a long poll")
 	}
-	if !errors.Is(r.err, profilesvc.ErrAnalysisFailed) {
-		t.Fatalf("WaitForAnalysis = %v, want ErrAnalysisFailed", r.err)
-	}
+	assert.Zero(t, clock.Timers(), "the held poll's timeout is still armed")
+	require.ErrorIs(t, r.err, profilesvc.ErrAnalysisFailed, "WaitForAnalysis")
 	var failed *profilesvc.AnalysisFailedError
-	if !errors.As(r.err, &failed) || failed.AnalysisID != id || failed.Reason != "the document is unreadable" {
-		t.Errorf("AnalysisFailedError = %+v", failed)
+	if assert.ErrorAs(t, r.err, &failed) {
+		assert.Equal(t, id, failed.AnalysisID, "AnalysisFailedError = %+v", failed)
+		assert.Equal(t, "the document is unreadable", failed.Reason, "AnalysisFailedError = %+v", failed)
 	}
-	if r.a == nil || r.a.Status != profilesvc.AnalysisFailed || r.a.Error == nil || *r.a.Error != "the document is unreadable" {
-		t.Errorf("returned analysis = %+v", r.a)
+	if assert.NotNil(t, r.a, "returned analysis") {
+		assert.Equal(t, profilesvc.AnalysisFailed, r.a.Status, "returned analysis = %+v", r.a)
+		if assert.NotNil(t, r.a.Error, "returned analysis = %+v", r.a) {
+			assert.Equal(t, "the document is unreadable", *r.a.Error, "returned analysis's error")
+		}
 	}
-	if _, err := c.DownloadReport(ctx, id, nil); !errors.Is(err, profilesvc.ErrReportNotAvailable) {
-		t.Errorf("report of a failed analysis = %v, want ErrReportNotAvailable", err)
-	}
+	_, err = c.DownloadReport(ctx, id, nil)
+	assert.ErrorIs(t, err, profilesvc.ErrReportNotAvailable, "report of a failed analysis")
 	// The profile is free again.
-	if _, err := c.StartAnalysis(ctx, p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}}); err != nil {
-		t.Errorf("StartAnalysis after a failure: %v", err)
-	}
+	_, err = c.StartAnalysis(ctx, p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
+	assert.NoError(t, err, "StartAnalysis after a failure")
 }
 
-// e2eDeadlineCtx is a context whose deadline the test reaches by hand:
+// manualDeadlineCtx is a context whose deadline the test reaches by hand:
 // Deadline reports a time, but Done closes only when expire is called, so
 // a test of what happens at a deadline waits for no clock.
-type e2eDeadlineCtx struct {
+type manualDeadlineCtx struct {
 	context.Context
 	deadline time.Time
 	done     chan struct{}
 }
 
-func newE2EDeadlineCtx(parent context.Context, in time.Duration) *e2eDeadlineCtx {
-	return &e2eDeadlineCtx{Context: parent, deadline: time.Now().Add(in), done: make(chan struct{})}
+func newManualDeadlineCtx(parent context.Context, in time.Duration) *manualDeadlineCtx {
+	return &manualDeadlineCtx{Context: parent, deadline: time.Now().Add(in), done: make(chan struct{})}
 }
 
-func (c *e2eDeadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
-func (c *e2eDeadlineCtx) Done() <-chan struct{}       { return c.done }
-func (c *e2eDeadlineCtx) Err() error {
+func (c *manualDeadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *manualDeadlineCtx) Done() <-chan struct{}       { return c.done }
+func (c *manualDeadlineCtx) Err() error {
 	select {
 	case <-c.done:
 		return context.DeadlineExceeded
@@ -635,21 +512,19 @@ func (c *e2eDeadlineCtx) Err() error {
 		return nil
 	}
 }
-func (c *e2eDeadlineCtx) expire() { close(c.done) }
+func (c *manualDeadlineCtx) expire() { close(c.done) }
 
 // TestE2EWaitForAnalysisDeadline checks that a context shorter than the
 // service's minimum hold still gets the analysis as it stands: the first
 // request is a plain read, so that at the deadline there is one to return.
 func TestE2EWaitForAnalysisDeadline(t *testing.T) {
-	clock := mockserver.NewFakeClock(time.Date(2030, 3, 1, 9, 0, 0, 0, time.UTC))
+	clock := newFakeClock()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
 	c := srv.Client()
-	p, it := e2eProfileWithItem(t, c)
+	p, it := newProfileWithItem(t, c)
 	id, err := c.StartAnalysis(t.Context(), p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := newE2EDeadlineCtx(t.Context(), 5*time.Second)
+	require.NoError(t, err)
+	ctx := newManualDeadlineCtx(t.Context(), 5*time.Second)
 	type result struct {
 		a   *profilesvc.Analysis
 		err error
@@ -661,31 +536,27 @@ func TestE2EWaitForAnalysisDeadline(t *testing.T) {
 	}()
 	// The long poll after the plain read is held: its timeout is the only
 	// timer on the clock of a server of manual analyses.
-	if err := clock.BlockUntil(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
+	awaitTimers(t, clock, 1)
 	ctx.expire()
 	r := <-done
-	if !errors.Is(r.err, profilesvc.ErrWaitTimeout) || !errors.Is(r.err, context.DeadlineExceeded) {
-		t.Errorf("WaitForAnalysis = %v, want ErrWaitTimeout and context.DeadlineExceeded", r.err)
+	assert.ErrorIs(t, r.err, profilesvc.ErrWaitTimeout, "WaitForAnalysis")
+	assert.ErrorIs(t, r.err, context.DeadlineExceeded, "WaitForAnalysis")
+	assert.NotErrorIs(t, r.err, profilesvc.ErrAnalysisFailed, "a timeout matches ErrAnalysisFailed")
+	if assert.NotNil(t, r.a, "WaitForAnalysis returned no analysis, want the pending analysis it last saw") {
+		assert.Equal(t, id, r.a.ID, "the analysis it last saw")
+		assert.Equal(t, profilesvc.AnalysisPending, r.a.Status, "the analysis it last saw")
 	}
-	if errors.Is(r.err, profilesvc.ErrAnalysisFailed) {
-		t.Errorf("a timeout matches ErrAnalysisFailed")
-	}
-	if r.a == nil || r.a.ID != id || r.a.Status != profilesvc.AnalysisPending {
-		t.Errorf("WaitForAnalysis returned %+v, want the pending analysis it last saw", r.a)
-	}
-	if !strings.Contains(r.err.Error(), "still pending") {
-		t.Errorf("error %q does not say the analysis is still pending", r.err)
+	if assert.Error(t, r.err) {
+		assert.Contains(t, r.err.Error(), "still pending", "the error does not say the analysis is still pending")
 	}
 	// The long poll cut by the deadline may not be in the record yet: the
 	// server answers it once it sees the connection gone.
-	if reads := e2eRequests(srv, "GET", "/v1/analyses/"+id); len(reads) == 0 || len(reads[0].Query) != 0 {
-		t.Errorf("requests = %+v, want a plain read first", reads)
+	reads := requestsTo(srv, "GET", "/v1/analyses/"+id)
+	if assert.NotEmpty(t, reads, "want a plain read first") {
+		assert.Empty(t, reads[0].Query, "requests = %+v, want a plain read first", reads)
 	}
-	if got, _ := srv.Analysis(id); got.Status != profilesvc.AnalysisPending {
-		t.Errorf("the analysis is %s after the wait ended, want still pending", got.Status)
-	}
+	got, _ := srv.Analysis(id)
+	assert.Equal(t, profilesvc.AnalysisPending, got.Status, "the analysis after the wait ended, want still pending")
 }
 
 // TestE2EWaitForAnalysisReportsEveryStage checks that OnUpdate hears of
@@ -693,14 +564,12 @@ func TestE2EWaitForAnalysisDeadline(t *testing.T) {
 // holds a long poll until the report exists: with OnUpdate, each poll is
 // held 10 seconds at most, so the processing stage is seen when one ends.
 func TestE2EWaitForAnalysisReportsEveryStage(t *testing.T) {
-	clock := mockserver.NewFakeClock(time.Date(2030, 3, 1, 9, 0, 0, 0, time.UTC))
+	clock := newFakeClock()
 	srv := mockserver.NewTest(t, mockserver.WithClock(clock), mockserver.WithAnalysisDuration(30*time.Second))
 	c := srv.Client()
-	p, it := e2eProfileWithItem(t, c)
+	p, it := newProfileWithItem(t, c)
 	id, err := c.StartAnalysis(t.Context(), p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	updates := make(chan profilesvc.AnalysisStatus, 8)
 	done := make(chan error, 1)
 	go func() {
@@ -716,9 +585,7 @@ func TestE2EWaitForAnalysisReportsEveryStage(t *testing.T) {
 		t.Helper()
 		select {
 		case got := <-updates:
-			if got != want {
-				t.Fatalf("OnUpdate(%s), want %s", got, want)
-			}
+			require.Equal(t, want, got, "OnUpdate")
 		case err := <-done:
 			t.Fatalf("WaitForAnalysis returned %v before OnUpdate(%s)", err, want)
 		case <-time.After(time.Minute):
@@ -730,27 +597,21 @@ func TestE2EWaitForAnalysisReportsEveryStage(t *testing.T) {
 	// The run's two timers (processing at 3s, completed at 30s) and the
 	// timeout of a held long poll.
 	next(profilesvc.AnalysisPending)
-	if err := clock.BlockUntil(t.Context(), 3); err != nil {
-		t.Fatal(err)
-	}
+	awaitTimers(t, clock, 3)
 	clock.Advance(10 * time.Second) // processing at 3s; the poll ends at 10s
 	next(profilesvc.AnalysisProcessing)
-	if err := clock.BlockUntil(t.Context(), 2); err != nil { // the next poll is held
-		t.Fatal(err)
-	}
+	awaitTimers(t, clock, 2)        // the next poll is held
 	clock.Advance(20 * time.Second) // completed at 30s, with its report
 	next(profilesvc.AnalysisCompleted)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range e2eRequests(srv, "GET", "/v1/analyses/"+id) {
-		if r.Query.Get("waitForReport") == "true" && r.Query.Get("timeoutSeconds") != "10" {
-			t.Errorf("a long poll with timeoutSeconds=%s, want 10", r.Query.Get("timeoutSeconds"))
+	require.NoError(t, <-done)
+	for _, r := range requestsTo(srv, "GET", "/v1/analyses/"+id) {
+		if r.Query.Get("waitForReport") == "true" {
+			assert.Equal(t, "10", r.Query.Get("timeoutSeconds"), "a long poll's timeoutSeconds")
 		}
 	}
 	select {
 	case s := <-updates:
-		t.Errorf("an extra OnUpdate(%s)", s)
+		assert.Fail(t, "an extra OnUpdate", "OnUpdate(%s)", s)
 	default:
 	}
 }
@@ -764,118 +625,95 @@ func TestE2ERetriesThroughFaults(t *testing.T) {
 	t.Run("GET retried until the fault is used up", func(t *testing.T) {
 		srv := mockserver.NewTest(t)
 		c := newClient(srv)
-		p, _ := e2eProfileWithItem(t, c)
-		if _, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Status: 503, Times: 2}); err != nil {
-			t.Fatal(err)
-		}
+		p, _ := newProfileWithItem(t, c)
+		_, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Status: 503, Times: 2})
+		require.NoError(t, err)
 		srv.ClearRequests()
 		got, err := c.GetProfile(ctx, p.ID)
-		if err != nil || got.ID != p.ID {
-			t.Fatalf("GetProfile through two 503s = %v, %v", got, err)
-		}
+		require.NoError(t, err, "GetProfile through two 503s")
+		require.Equal(t, p.ID, got.ID, "GetProfile through two 503s")
 		var statuses []int
-		for _, r := range e2eRequests(srv, "GET", "/v1/profiles/"+p.ID) {
+		for _, r := range requestsTo(srv, "GET", "/v1/profiles/"+p.ID) {
 			statuses = append(statuses, r.Status)
 		}
-		if !slices.Equal(statuses, []int{503, 503, 200}) {
-			t.Errorf("attempts answered %v, want [503 503 200]", statuses)
+		if diff := cmp.Diff([]int{503, 503, 200}, statuses); diff != "" {
+			t.Errorf("attempts answered (-want +got):\n%s", diff)
 		}
 	})
 
 	t.Run("POST retried on 503 without a duplicate", func(t *testing.T) {
 		srv := mockserver.NewTest(t)
 		c := newClient(srv)
-		if _, err := srv.InjectFault(mockserver.Fault{Method: "POST", Path: "/v1/workflows/*/profiles", Status: 503, Times: 1}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.CreateProfile(ctx, mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Once"}); err != nil {
-			t.Fatalf("CreateProfile through a 503: %v", err)
-		}
-		if n := len(srv.Profiles()); n != 1 {
-			t.Errorf("%d profiles created, want 1", n)
-		}
-		if n := len(e2eRequests(srv, "POST", "/v1/workflows/wf_default/profiles")); n != 2 {
-			t.Errorf("%d attempts, want 2", n)
-		}
+		_, err := srv.InjectFault(mockserver.Fault{Method: "POST", Path: "/v1/workflows/*/profiles", Status: 503, Times: 1})
+		require.NoError(t, err)
+		_, err = c.CreateProfile(ctx, mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Once"})
+		require.NoError(t, err, "CreateProfile through a 503")
+		assert.Len(t, srv.Profiles(), 1, "profiles created")
+		assert.Len(t, requestsTo(srv, "POST", "/v1/workflows/wf_default/profiles"), 2, "attempts")
 	})
 
 	t.Run("WaitForAnalysis through 503s", func(t *testing.T) {
 		srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
 		c := newClient(srv)
-		p, it := e2eProfileWithItem(t, c)
+		p, it := newProfileWithItem(t, c)
 		id, err := c.StartAnalysis(ctx, p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := srv.CompleteAnalysis(id); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/analyses/*", Status: 503, Times: 5}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, srv.CompleteAnalysis(id))
+		_, err = srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/analyses/*", Status: 503, Times: 5})
+		require.NoError(t, err)
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		a, err := c.WaitForAnalysis(wctx, id, nil)
-		if err != nil || a.Status != profilesvc.AnalysisCompleted {
-			t.Fatalf("WaitForAnalysis through five 503s = %v, %v", a, err)
-		}
+		require.NoError(t, err, "WaitForAnalysis through five 503s")
+		require.Equal(t, profilesvc.AnalysisCompleted, a.Status, "WaitForAnalysis through five 503s")
 	})
 
 	t.Run("retries exhausted", func(t *testing.T) {
 		srv := mockserver.NewTest(t)
 		c := newClient(srv, profilesvc.WithMaxRetries(2))
-		if _, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Status: 503, Message: "maintenance"}); err != nil {
-			t.Fatal(err)
-		}
-		_, err := c.GetProfile(ctx, "pf_any")
-		apiErr := e2eWantAPIError(t, err, profilesvc.ErrServiceUnavailable, 503, "SERVICE_UNAVAILABLE")
-		if apiErr.Attempts != 3 || apiErr.Message != "maintenance" || !errors.Is(err, profilesvc.ErrServer) {
-			t.Errorf("APIError = %+v, want 3 attempts and the fault's message", apiErr)
-		}
-		if n := len(e2eRequests(srv, "GET", "/v1/profiles/pf_any")); n != 3 {
-			t.Errorf("the server saw %d attempts, want 3", n)
-		}
+		_, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Status: 503, Message: "maintenance"})
+		require.NoError(t, err)
+		_, err = c.GetProfile(ctx, "pf_any")
+		apiErr := requireAPIError(t, err, profilesvc.ErrServiceUnavailable, 503, "SERVICE_UNAVAILABLE")
+		assert.Equal(t, 3, apiErr.Attempts, "APIError attempts")
+		assert.Equal(t, "maintenance", apiErr.Message, "APIError message, want the fault's")
+		assert.ErrorIs(t, err, profilesvc.ErrServer)
+		assert.Len(t, requestsTo(srv, "GET", "/v1/profiles/pf_any"), 3, "attempts the server saw")
 	})
 
 	t.Run("a Retry-After beyond the maximum wait is not waited for", func(t *testing.T) {
 		srv := mockserver.NewTest(t)
 		c := newClient(srv)
-		if _, err := srv.InjectFault(mockserver.Fault{Path: "/v1/profiles/*", Status: 429, RetryAfter: 7 * time.Second}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := srv.InjectFault(mockserver.Fault{Path: "/v1/profiles/*", Status: 429, RetryAfter: 7 * time.Second})
+		require.NoError(t, err)
 		start := time.Now()
-		_, err := c.GetProfile(ctx, "pf_any")
-		apiErr := e2eWantAPIError(t, err, profilesvc.ErrRateLimited, 429, "RATE_LIMITED")
-		if apiErr.RetryAfter != 7*time.Second || apiErr.Attempts != 1 {
-			t.Errorf("APIError = RetryAfter %v, attempts %d; want 7s and 1", apiErr.RetryAfter, apiErr.Attempts)
-		}
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("the call took %v, want it to return at once", d)
-		}
+		_, err = c.GetProfile(ctx, "pf_any")
+		apiErr := requireAPIError(t, err, profilesvc.ErrRateLimited, 429, "RATE_LIMITED")
+		assert.Equal(t, 7*time.Second, apiErr.RetryAfter, "APIError RetryAfter")
+		assert.Equal(t, 1, apiErr.Attempts, "APIError attempts")
+		// A generous bound: the wait refused is 7s, a return at once takes
+		// milliseconds.
+		assert.Less(t, time.Since(start), 2*time.Second, "the call did not return at once")
 	})
 
 	t.Run("a dropped connection is retried for a GET", func(t *testing.T) {
 		srv := mockserver.NewTest(t)
 		c := newClient(srv)
-		p, _ := e2eProfileWithItem(t, c)
-		if _, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Drop: true, Times: 1}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.GetProfile(ctx, p.ID); err != nil {
-			t.Errorf("GetProfile through a dropped connection: %v", err)
-		}
+		p, _ := newProfileWithItem(t, c)
+		_, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Drop: true, Times: 1})
+		require.NoError(t, err)
+		_, err = c.GetProfile(ctx, p.ID)
+		assert.NoError(t, err, "GetProfile through a dropped connection")
 	})
 
 	t.Run("a delay longer than the request timeout is retried", func(t *testing.T) {
 		srv := mockserver.NewTest(t)
 		c := newClient(srv, profilesvc.WithRequestTimeout(100*time.Millisecond))
-		p, _ := e2eProfileWithItem(t, c)
-		if _, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Delay: time.Second, Times: 1}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.GetProfile(ctx, p.ID); err != nil {
-			t.Errorf("GetProfile after a timed-out attempt: %v", err)
-		}
+		p, _ := newProfileWithItem(t, c)
+		_, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Delay: time.Second, Times: 1})
+		require.NoError(t, err)
+		_, err = c.GetProfile(ctx, p.ID)
+		assert.NoError(t, err, "GetProfile after a timed-out attempt")
 	})
 }
 
@@ -884,48 +722,33 @@ func TestE2EUploadRetriedResendsWholeFile(t *testing.T) {
 	c := srv.Client(profilesvc.WithRetryWait(5*time.Millisecond, 50*time.Millisecond))
 	ctx := t.Context()
 	p, err := c.CreateProfile(ctx, mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Upload"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	folder := p.DefaultFolder().ID
-	if _, err := srv.InjectFault(mockserver.Fault{Method: "POST", Path: "/v1/folders/*/items", Status: 503, Times: 1}); err != nil {
-		t.Fatal(err)
-	}
-	doc := strings.Repeat(e2ePassport, 50)
+	_, err = srv.InjectFault(mockserver.Fault{Method: "POST", Path: "/v1/folders/*/items", Status: 503, Times: 1})
+	require.NoError(t, err)
+	doc := strings.Repeat(passportText, 50)
 	it, err := c.UploadFile(ctx, folder, strings.NewReader(doc), profilesvc.UploadParams{Filename: "passport.txt"})
-	if err != nil {
-		t.Fatalf("UploadFile through a 503: %v", err)
-	}
-	if b, ok := srv.ItemBytes(it.ID); !ok || string(b) != doc {
-		t.Errorf("stored %d bytes, want the whole %d-byte file", len(b), len(doc))
-	}
-	if it.SizeBytes != int64(len(doc)) {
-		t.Errorf("sizeBytes = %d, want %d", it.SizeBytes, len(doc))
-	}
-	attempts := e2eRequests(srv, "POST", "/v1/folders/"+folder+"/items")
-	if len(attempts) != 2 || attempts[0].Status != 503 || attempts[1].Status != 201 {
-		t.Fatalf("upload attempts = %d, want a 503 then a 201", len(attempts))
-	}
-	if !bytes.Contains(attempts[1].Body, []byte(doc)) {
-		t.Errorf("the retried upload's body does not hold the whole file")
-	}
-	if f, _ := srv.Folder(folder); len(f.Items) != 1 {
-		t.Errorf("the folder holds %d items, want 1", len(f.Items))
-	}
+	require.NoError(t, err, "UploadFile through a 503")
+	b, ok := srv.ItemBytes(it.ID)
+	assert.True(t, ok, "the upload is not stored")
+	assert.True(t, string(b) == doc, "stored %d bytes, want the whole %d-byte file", len(b), len(doc))
+	assert.Equal(t, int64(len(doc)), it.SizeBytes, "sizeBytes")
+	attempts := requestsTo(srv, "POST", "/v1/folders/"+folder+"/items")
+	require.Len(t, attempts, 2, "upload attempts, want a 503 then a 201")
+	require.Equal(t, 503, attempts[0].Status, "upload attempts, want a 503 then a 201")
+	require.Equal(t, 201, attempts[1].Status, "upload attempts, want a 503 then a 201")
+	assert.True(t, bytes.Contains(attempts[1].Body, []byte(doc)), "the retried upload's body does not hold the whole file")
+	f, _ := srv.Folder(folder)
+	assert.Len(t, f.Items, 1, "the folder's items")
 
 	t.Run("a reader that cannot be rewound is sent once", func(t *testing.T) {
-		if _, err := srv.InjectFault(mockserver.Fault{Method: "POST", Path: "/v1/folders/*/items", Status: 503, Times: 1}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := srv.InjectFault(mockserver.Fault{Method: "POST", Path: "/v1/folders/*/items", Status: 503, Times: 1})
+		require.NoError(t, err)
 		srv.ClearRequests()
-		_, err := c.UploadFile(ctx, folder, io.MultiReader(strings.NewReader(doc)), profilesvc.UploadParams{Filename: "passport.txt"})
-		apiErr := e2eWantAPIError(t, err, profilesvc.ErrServiceUnavailable, 503, "SERVICE_UNAVAILABLE")
-		if apiErr.Attempts != 1 {
-			t.Errorf("attempts = %d, want 1", apiErr.Attempts)
-		}
-		if n := len(e2eRequests(srv, "POST", "/v1/folders/"+folder+"/items")); n != 1 {
-			t.Errorf("the server saw %d uploads, want 1", n)
-		}
+		_, err = c.UploadFile(ctx, folder, io.MultiReader(strings.NewReader(doc)), profilesvc.UploadParams{Filename: "passport.txt"})
+		apiErr := requireAPIError(t, err, profilesvc.ErrServiceUnavailable, 503, "SERVICE_UNAVAILABLE")
+		assert.Equal(t, 1, apiErr.Attempts, "attempts")
+		assert.Len(t, requestsTo(srv, "POST", "/v1/folders/"+folder+"/items"), 1, "uploads the server saw")
 	})
 }
 
@@ -938,7 +761,7 @@ func TestE2EConcurrentStarts(t *testing.T) {
 	// TestKitClose in mockserver/kit_test.go).
 	c := srv.Client(profilesvc.WithMaxRetries(0),
 		profilesvc.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}))
-	p, it := e2eProfileWithItem(t, c)
+	p, it := newProfileWithItem(t, c)
 	var (
 		wg               sync.WaitGroup
 		mu               sync.Mutex
@@ -963,12 +786,10 @@ func TestE2EConcurrentStarts(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if wins != 1 || inProgress != 11 || len(others) != 0 {
-		t.Errorf("12 racing starts: %d won, %d in progress, others %v; want 1 and 11", wins, inProgress, others)
-	}
-	if n := len(srv.Analyses(p.ID)); n != 1 {
-		t.Errorf("%d analyses exist, want 1", n)
-	}
+	assert.Equal(t, 1, wins, "12 racing starts: starts that won")
+	assert.Equal(t, 11, inProgress, "12 racing starts: starts refused as in progress")
+	assert.Empty(t, others, "12 racing starts: other errors")
+	assert.Len(t, srv.Analyses(p.ID), 1, "analyses that exist")
 }
 
 // TestE2EStartAnalysisAfterALostAnswer runs StartAnalysis against the mock
@@ -977,9 +798,7 @@ func TestE2EConcurrentStarts(t *testing.T) {
 // of the analysis the mock did start, and no second analysis exists.
 func TestE2EStartAnalysisAfterALostAnswer(t *testing.T) {
 	mock, err := mockserver.NewHandler(mockserver.WithManualAnalyses())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(mock.Close)
 	var lost sync.Once
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -1001,25 +820,22 @@ func TestE2EStartAnalysisAfterALostAnswer(t *testing.T) {
 	}))
 	t.Cleanup(front.Close)
 	c, err := profilesvc.NewClient(profilesvc.WithBaseURL(front.URL), profilesvc.WithAPIKey(mock.APIKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, it := e2eProfileWithItem(t, c)
+	require.NoError(t, err)
+	p, it := newProfileWithItem(t, c)
 
 	id, err := c.StartAnalysis(t.Context(), p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
-	if err != nil {
+	if !assert.NoError(t, err, "StartAnalysis") {
 		for _, r := range mock.Requests() {
 			t.Logf("%s %s %d", r.Method, r.Path, r.Status)
 		}
-		t.Fatalf("StartAnalysis: %v", err)
+		t.FailNow()
 	}
 	all := mock.Analyses(p.ID)
-	if len(all) != 1 || all[0].ID != id {
-		t.Fatalf("StartAnalysis = %s; the mock has %d analyses (%v), want exactly that one", id, len(all), all)
-	}
-	starts := e2eRequests(mock, "POST", "/v1/analyses/"+p.ID+"/analyze")
-	if len(starts) != 2 || starts[1].Status != http.StatusConflict {
-		t.Errorf("start requests = %+v, want the lost one and a 409", starts)
+	require.Len(t, all, 1, "StartAnalysis = %s; the mock has analyses %v, want exactly that one", id, all)
+	require.Equal(t, id, all[0].ID, "the mock's one analysis, want the one StartAnalysis returned")
+	starts := requestsTo(mock, "POST", "/v1/analyses/"+p.ID+"/analyze")
+	if assert.Len(t, starts, 2, "start requests = %+v, want the lost one and a 409", starts) {
+		assert.Equal(t, http.StatusConflict, starts[1].Status, "the second start")
 	}
 }
 
@@ -1029,29 +845,21 @@ func TestE2EDefaultFolder(t *testing.T) {
 	srv := mockserver.NewTest(t)
 	c := srv.Client()
 	ctx := t.Context()
-	created, _ := e2eProfileWithItem(t, c)
+	created, _ := newProfileWithItem(t, c)
 	for _, name := range []string{"b", "a", "default copy"} {
-		if _, err := c.CreateFolder(ctx, created.ID, name); err != nil {
-			t.Fatal(err)
-		}
+		_, err := c.CreateFolder(ctx, created.ID, name)
+		require.NoError(t, err)
 	}
 	read, err := c.GetProfile(ctx, created.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if read.DefaultFolder() != nil {
-		t.Errorf("Profile.DefaultFolder of a read profile = %+v, want nil", read.DefaultFolder())
-	}
+	require.NoError(t, err)
+	assert.Nil(t, read.DefaultFolder(), "Profile.DefaultFolder of a read profile")
 	f, err := c.DefaultFolder(ctx, read.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.ID != created.DefaultFolder().ID || !f.IsDefault || f.ItemsCount != 1 {
-		t.Errorf("DefaultFolder = %+v, want %+v", f, created.DefaultFolder())
-	}
-	if _, err := c.DefaultFolder(ctx, "pf_missing"); !errors.Is(err, profilesvc.ErrProfileNotFound) {
-		t.Errorf("DefaultFolder of a missing profile = %v, want ErrProfileNotFound", err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, created.DefaultFolder().ID, f.ID, "DefaultFolder")
+	assert.True(t, f.IsDefault, "DefaultFolder = %+v, want a default folder", f)
+	assert.Equal(t, 1, f.ItemsCount, "DefaultFolder itemsCount")
+	_, err = c.DefaultFolder(ctx, "pf_missing")
+	assert.ErrorIs(t, err, profilesvc.ErrProfileNotFound, "DefaultFolder of a missing profile")
 }
 
 // TestE2ERequestID checks that the mock's request ID reaches the SDK's
@@ -1060,14 +868,10 @@ func TestE2ERequestID(t *testing.T) {
 	srv := mockserver.NewTest(t)
 	_, err := srv.Client().GetProfile(t.Context(), "pf_missing")
 	var apiErr *profilesvc.APIError
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("GetProfile = %v, want an *APIError", err)
-	}
-	if !strings.HasPrefix(apiErr.RequestID, "req_") {
-		t.Fatalf("APIError.RequestID = %q, want a req_ ID", apiErr.RequestID)
-	}
-	reqs := e2eRequests(srv, "GET", "/v1/profiles/pf_missing")
-	if len(reqs) != 1 || reqs[0].RequestID != apiErr.RequestID {
-		t.Errorf("recorded %+v, want one request with ID %s", reqs, apiErr.RequestID)
+	require.ErrorAs(t, err, &apiErr, "GetProfile")
+	require.True(t, strings.HasPrefix(apiErr.RequestID, "req_"), "APIError.RequestID = %q, want a req_ ID", apiErr.RequestID)
+	reqs := requestsTo(srv, "GET", "/v1/profiles/pf_missing")
+	if assert.Len(t, reqs, 1, "recorded %+v, want one request with ID %s", reqs, apiErr.RequestID) {
+		assert.Equal(t, apiErr.RequestID, reqs[0].RequestID, "the recorded request's ID")
 	}
 }

@@ -17,61 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// errorsTestSentinel names a sentinel error for readable failures.
-type errorsTestSentinel struct {
-	name string
-	err  error
-}
-
-// errorsTestAllSentinels is every sentinel the package exports.
-var errorsTestAllSentinels = []errorsTestSentinel{
-	{"ErrUnauthorized", ErrUnauthorized},
-	{"ErrInvalidItemIDs", ErrInvalidItemIDs},
-	{"ErrReportNotAvailable", ErrReportNotAvailable},
-	{"ErrCannotModifyDefaultFolder", ErrCannotModifyDefaultFolder},
-	{"ErrCannotDeleteDefaultFolder", ErrCannotDeleteDefaultFolder},
-	{"ErrProfileNotFound", ErrProfileNotFound},
-	{"ErrFolderNotFound", ErrFolderNotFound},
-	{"ErrItemNotFound", ErrItemNotFound},
-	{"ErrAnalysisNotFound", ErrAnalysisNotFound},
-	{"ErrAnalysisInProgress", ErrAnalysisInProgress},
-	{"ErrValidation", ErrValidation},
-	{"ErrWorkflowNotFound", ErrWorkflowNotFound},
-	{"ErrMethodNotAllowed", ErrMethodNotAllowed},
-	{"ErrUnsupportedMediaType", ErrUnsupportedMediaType},
-	{"ErrPayloadTooLarge", ErrPayloadTooLarge},
-	{"ErrRateLimited", ErrRateLimited},
-	{"ErrServiceUnavailable", ErrServiceUnavailable},
-	{"ErrNotFound", ErrNotFound},
-	{"ErrServer", ErrServer},
-	{"ErrAnalysisFailed", ErrAnalysisFailed},
-	{"ErrWaitTimeout", ErrWaitTimeout},
-	{"ErrInvalidID", ErrInvalidID},
-	{"ErrNotPDF", ErrNotPDF},
-	{"ErrRequestTimeout", ErrRequestTimeout},
-	{"ErrOutcomeUnknown", ErrOutcomeUnknown},
-}
-
-// errorsTestBody is the service's error JSON for code and status.
-func errorsTestBody(code string, status int, message string) []byte {
-	return []byte(`{"error":{"code":"` + code + `","status":` + strconv.Itoa(status) + `,"message":"` + message + `"}}`)
-}
-
-// errorsTestAssertMatches checks that err matches exactly the sentinels in
-// want, and no other sentinel of the package.
-func errorsTestAssertMatches(t *testing.T, err error, want ...error) {
-	t.Helper()
-	for _, s := range errorsTestAllSentinels {
-		expected := false
-		for _, w := range want {
-			if w == s.err {
-				expected = true
-			}
-		}
-		assert.Equal(t, expected, errors.Is(err, s.err), "errors.Is(%v, %s)", err, s.name)
-	}
-}
-
 func TestAPIError_ErrorFormat(t *testing.T) {
 	tests := []struct {
 		name string
@@ -149,13 +94,13 @@ func TestAPIError_IsSentinelOfEveryCode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
-			e := newAPIError(tt.status, http.Header{}, errorsTestBody(tt.code, tt.status, "msg"), nil)
+			e := newAPIError(tt.status, http.Header{}, errorBody(tt.code, tt.status, "msg"), nil)
 			assert.Equal(t, tt.code, e.Code, "Code keeps the raw code")
 			assert.Equal(t, tt.status, e.StatusCode)
 			assert.Equal(t, "msg", e.Message)
-			errorsTestAssertMatches(t, e, tt.want...)
+			assertMatchesOnly(t, e, tt.want...)
 			// Wrapping keeps the matches.
-			errorsTestAssertMatches(t, fmt.Errorf("call: %w", e), tt.want...)
+			assertMatchesOnly(t, fmt.Errorf("call: %w", e), tt.want...)
 		})
 	}
 }
@@ -228,8 +173,8 @@ func TestAPIError_StatusFallback(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newAPIError(tt.status, http.Header{}, errorsTestBody(tt.code, tt.status, "m"), nil)
-			errorsTestAssertMatches(t, e, tt.want...)
+			e := newAPIError(tt.status, http.Header{}, errorBody(tt.code, tt.status, "m"), nil)
+			assertMatchesOnly(t, e, tt.want...)
 		})
 	}
 }
@@ -290,7 +235,7 @@ func TestAPIError_MasksSecret(t *testing.T) {
 func TestAPIError_RequestIDCaseInsensitive(t *testing.T) {
 	h := http.Header{}
 	h.Set("x-request-id", "req_lower")
-	e := newAPIError(404, h, errorsTestBody(CodeItemNotFound, 404, "gone"), nil)
+	e := newAPIError(404, h, errorBody(CodeItemNotFound, 404, "gone"), nil)
 	assert.Equal(t, "req_lower", e.RequestID)
 }
 
@@ -395,7 +340,7 @@ func TestAPIError_NonJSONBodies(t *testing.T) {
 			}
 			assert.Less(t, len(e.Message), 1000, "the message is an excerpt, not the whole body")
 			assert.True(t, strings.HasPrefix(e.Error(), "profilesvc: "+strconv.Itoa(tt.status)+": "), "Error() = %q", e.Error())
-			errorsTestAssertMatches(t, e, tt.sentinels...)
+			assertMatchesOnly(t, e, tt.sentinels...)
 		})
 	}
 }
@@ -488,10 +433,12 @@ func TestAnalysisFailedError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, tt.err.Error())
 			wrapped := fmt.Errorf("wait: %w", tt.err)
-			errorsTestAssertMatches(t, wrapped, ErrAnalysisFailed)
+			assertMatchesOnly(t, wrapped, ErrAnalysisFailed)
 			var got *AnalysisFailedError
 			require.ErrorAs(t, wrapped, &got)
-			assert.Equal(t, tt.err, got)
+			if diff := cmp.Diff(tt.err, got); diff != "" {
+				t.Errorf("errors.As gave (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -525,14 +472,14 @@ func TestErrOutcomeUnknown(t *testing.T) {
 		// sent is how many requests the server saw.
 		sent int
 	}{
-		{"POST, connection closed after the request", retryTestDrop, nil, create, true, 1},
+		{"POST, connection closed after the request", dropConnection, nil, create, true, 1},
 		{"POST, answer cut in its body", bodyCut, nil, create, true, 1},
 		{"POST, attempt timed out after the request", hold, []Option{WithRequestTimeout(50 * time.Millisecond)}, create, true, 1},
-		{"GET, connection closed: retried, not unknown", retryTestDrop, []Option{WithMaxRetries(1)}, func(c *Client) error {
+		{"GET, connection closed: retried, not unknown", dropConnection, []Option{WithMaxRetries(1)}, func(c *Client) error {
 			_, err := c.GetProfile(t.Context(), "pf_1")
 			return err
 		}, false, 2},
-		{"POST answered with an error", retryTestStatus(500), nil, create, false, 1},
+		{"POST answered with an error", answerStatus(500), nil, create, false, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -550,7 +497,7 @@ func TestErrOutcomeUnknown(t *testing.T) {
 
 	t.Run("no connection: not unknown", func(t *testing.T) {
 		t.Parallel()
-		srv := newTestServer(t, retryTestOK)
+		srv := newTestServer(t, answerOK)
 		base := srv.URL
 		srv.Close()
 		c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(base), WithMaxRetries(0))
@@ -566,7 +513,7 @@ func TestErrOutcomeUnknown(t *testing.T) {
 // *url.Error in its chain.
 func TestTransportErrorNamesTheCallOnce(t *testing.T) {
 	t.Parallel()
-	srv := newTestServer(t, retryTestDrop)
+	srv := newTestServer(t, dropConnection)
 	for _, tc := range []struct {
 		method string
 		call   func(*Client) error

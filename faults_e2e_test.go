@@ -3,7 +3,7 @@ package profilesvc_test
 // An end-to-end test of the SDK's retries against the mock under a steady
 // rain of injected faults: 50 full workflows in parallel, every one of
 // which must complete without an analysis started twice or an item lost
-// or duplicated. Helpers are prefixed "rel".
+// or duplicated.
 
 import (
 	"bytes"
@@ -18,11 +18,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
-// relFaultMix is the injected faults, in the order the mock tries them (the
+// faultMix is the injected faults, in the order the mock tries them (the
 // first that matches and wins its draw applies), with the probabilities
 // that give the shares the issue names:
 //
@@ -37,7 +40,7 @@ import (
 // Drops are on GETs only: a POST whose connection is lost after it was
 // sent is ambiguous (the service may have acted on it), so the SDK rightly
 // does not retry it, and the workflow would fail by design.
-func relFaultMix() []mockserver.Fault {
+func faultMix() []mockserver.Fault {
 	return []mockserver.Fault{
 		{Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Probability: 0.02, Message: "maintenance, come back in a second"},
 		{Status: http.StatusServiceUnavailable, Probability: 0.18 / 0.98, Message: "overloaded"},
@@ -48,8 +51,8 @@ func relFaultMix() []mockserver.Fault {
 	}
 }
 
-// relWorkflow is what one workflow made, for the checks at the end.
-type relWorkflow struct {
+// workflowRun is what one workflow made, for the checks at the end.
+type workflowRun struct {
 	profileID, folderID, analysisID string
 	items                           map[string][]byte // item ID -> bytes uploaded
 	reportSize                      int
@@ -76,10 +79,9 @@ func TestRelFaultsFiftyWorkflows(t *testing.T) {
 		mockserver.WithAnalysisDuration(200*time.Millisecond),
 		mockserver.WithRequestRecordSize(100000),
 	)
-	for _, f := range relFaultMix() {
-		if _, err := srv.InjectFault(f); err != nil {
-			t.Fatalf("InjectFault(%+v): %v", f, err)
-		}
+	for _, f := range faultMix() {
+		_, err := srv.InjectFault(f)
+		require.NoError(t, err, "InjectFault(%+v)", f)
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: workflows}
 	t.Cleanup(tr.CloseIdleConnections)
@@ -100,15 +102,14 @@ func TestRelFaultsFiftyWorkflows(t *testing.T) {
 	defer cancel()
 
 	start := time.Now()
-	results := make([]*relWorkflow, workflows)
+	results := make([]*workflowRun, workflows)
 	var wg sync.WaitGroup
 	for i := range workflows {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w, err := relRunWorkflow(ctx, srv, c, i, itemsPer)
-			if err != nil {
-				t.Errorf("workflow %d: %v", i, err)
+			w, err := runWorkflow(ctx, srv, c, i, itemsPer)
+			if !assert.NoError(t, err, "workflow %d", i) {
 				return
 			}
 			results[i] = w
@@ -137,21 +138,13 @@ func TestRelFaultsFiftyWorkflows(t *testing.T) {
 				uploads = append(uploads, r.Status)
 			}
 		}
-		if n := relCount(starts, http.StatusAccepted); n != 1 {
-			t.Errorf("workflow %d: %d starts accepted (attempts answered %v), want exactly 1", i, n, starts)
-		}
-		if n := relCount(uploads, http.StatusCreated); n != itemsPer {
-			t.Errorf("workflow %d: %d uploads stored (attempts answered %v), want %d", i, n, uploads, itemsPer)
-		}
+		assert.Equal(t, 1, countOf(starts, http.StatusAccepted), "workflow %d: starts accepted (attempts answered %v)", i, starts)
+		assert.Equal(t, itemsPer, countOf(uploads, http.StatusCreated), "workflow %d: uploads stored (attempts answered %v)", i, uploads)
 		for _, s := range append(starts, uploads...) {
-			if s != http.StatusAccepted && s != http.StatusCreated && s != http.StatusServiceUnavailable {
-				t.Errorf("workflow %d: a POST was answered %d", i, s)
-			}
+			assert.Contains(t, []int{http.StatusAccepted, http.StatusCreated, http.StatusServiceUnavailable}, s, "workflow %d: a POST was answered %d", i, s)
 		}
 	}
-	if left := srv.Profiles(); len(left) != 0 {
-		t.Errorf("%d profiles left after every workflow deleted its own", len(left))
-	}
+	assert.Empty(t, srv.Profiles(), "profiles left after every workflow deleted its own")
 	// The faults did happen, in about the shares asked for.
 	total := len(reqs)
 	gets := 0
@@ -162,23 +155,25 @@ func TestRelFaultsFiftyWorkflows(t *testing.T) {
 	}
 	share503 := float64(statuses[http.StatusServiceUnavailable]) / float64(total)
 	shareDrop := float64(statuses[0]) / float64(gets)
-	if share503 < 0.12 || share503 > 0.28 || shareDrop < 0.04 || shareDrop > 0.18 {
-		t.Errorf("of %d requests, %.1f%% got 503 and %.1f%% of %d GETs were dropped; want about 20%% and 10%%",
-			total, 100*share503, 100*shareDrop, gets)
-	}
+	shares := fmt.Sprintf("of %d requests, %.1f%% got 503 and %.1f%% of %d GETs were dropped; want about 20%% and 10%%",
+		total, 100*share503, 100*shareDrop, gets)
+	assert.GreaterOrEqual(t, share503, 0.12, shares)
+	assert.LessOrEqual(t, share503, 0.28, shares)
+	assert.GreaterOrEqual(t, shareDrop, 0.04, shares)
+	assert.LessOrEqual(t, shareDrop, 0.18, shares)
 	t.Logf("%d workflows in %v: %d requests, %d answered 503, %d GETs of %d dropped; statuses %v",
 		workflows, elapsed.Round(time.Millisecond), total, statuses[http.StatusServiceUnavailable], statuses[0], gets, statuses)
 }
 
-// relRunWorkflow runs one workflow through the SDK and checks, before
+// runWorkflow runs one workflow through the SDK and checks, before
 // deleting the profile, that it holds exactly the items it uploaded.
-func relRunWorkflow(ctx context.Context, srv *mockserver.Server, c *profilesvc.Client, i, itemsPer int) (*relWorkflow, error) {
+func runWorkflow(ctx context.Context, srv *mockserver.Server, c *profilesvc.Client, i, itemsPer int) (*workflowRun, error) {
 	name := fmt.Sprintf("Applicant %02d", i)
 	p, err := c.CreateProfile(ctx, mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: name})
 	if err != nil {
 		return nil, fmt.Errorf("CreateProfile: %w", err)
 	}
-	w := &relWorkflow{profileID: p.ID, folderID: p.DefaultFolder().ID, items: map[string][]byte{}}
+	w := &workflowRun{profileID: p.ID, folderID: p.DefaultFolder().ID, items: map[string][]byte{}}
 	var ids []string
 	for j := range itemsPer {
 		data := fmt.Appendf(nil, "PASSPORT\nFull Name: %s\nDate of Birth: 1990-04-%02d\nPassport Number: X%05d%02d\nExpiry Date: 2031-05-01\nPage: %d\n%s",
@@ -258,7 +253,7 @@ func relRunWorkflow(ctx context.Context, srv *mockserver.Server, c *profilesvc.C
 	return w, nil
 }
 
-func relCount(list []int, v int) int {
+func countOf(list []int, v int) int {
 	n := 0
 	for _, x := range list {
 		if x == v {

@@ -7,12 +7,15 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
-// relFuzzSecrets are the API keys FuzzAPIError masks: the service's UUID
+// apiKeyForms are the API keys FuzzAPIError masks: the service's UUID
 // form, and a key made of characters that JSON encoders and HTML escape
 // (a server written with encoding/json sends "&" as \u0026).
-var relFuzzSecrets = []string{
+var apiKeyForms = []string{
 	"3f0c8a7e-5b1d-4c2e-9a6f-7d8e9f0a1b2c",
 	"sk_live&<Key>+/=\"Quote'",
 }
@@ -31,7 +34,7 @@ func FuzzAPIError(f *testing.F) {
 	f.Add(0, "application/octet-stream", "-1", []byte{0xff, 0xfe, 0x00}, byte(1), uint16(2))
 	f.Add(-7, "application/json", "99999999999999999999", []byte(`{"error":null}`), byte(0), uint16(0xFFFF))
 	f.Fuzz(func(t *testing.T, status int, contentType, retryAfter string, body []byte, which byte, at uint16) {
-		secret := relFuzzSecrets[int(which)%len(relFuzzSecrets)]
+		secret := apiKeyForms[int(which)%len(apiKeyForms)]
 		if at != 0xFFFF {
 			i := int(at) % (len(body) + 1)
 			body = append(append(append([]byte(nil), body[:i]...), secret...), body[i:]...)
@@ -46,30 +49,14 @@ func FuzzAPIError(f *testing.F) {
 		original := append([]byte(nil), body...)
 		e := newAPIError(status, h, body, newSecret(secret))
 		msg := e.Error()
-		if strings.TrimSpace(msg) == "" {
-			t.Fatal("Error() is empty")
-		}
-		if e.StatusCode != status {
-			t.Fatalf("StatusCode = %d, want %d", e.StatusCode, status)
-		}
-		if strings.Contains(msg, secret) {
-			t.Fatalf("the API key is in the error text %q (body %q)", msg, original)
-		}
-		if bytes.Contains(e.Body, []byte(secret)) {
-			t.Fatalf("the API key is in the kept body %q", e.Body)
-		}
-		if strings.Contains(e.Code, secret) {
-			t.Fatalf("the API key is in the code %q", e.Code)
-		}
-		if e.RetryAfter < 0 {
-			t.Fatalf("RetryAfter = %v", e.RetryAfter)
-		}
-		if got := errors.Is(e, ErrServer); got != (status >= 500) {
-			t.Fatalf("errors.Is(ErrServer) = %v for status %d", got, status)
-		}
-		if !bytes.Equal(body, original) {
-			t.Fatal("newAPIError changed the caller's body")
-		}
+		require.NotEmpty(t, strings.TrimSpace(msg), "Error() is empty")
+		require.Equal(t, status, e.StatusCode, "StatusCode")
+		require.NotContains(t, msg, secret, "the API key is in the error text (body %q)", original)
+		require.False(t, bytes.Contains(e.Body, []byte(secret)), "the API key is in the kept body %q", e.Body)
+		require.NotContains(t, e.Code, secret, "the API key is in the code")
+		require.GreaterOrEqual(t, e.RetryAfter, time.Duration(0), "RetryAfter")
+		require.Equal(t, status >= 500, errors.Is(e, ErrServer), "errors.Is(ErrServer) for status %d", status)
+		require.True(t, bytes.Equal(body, original), "newAPIError changed the caller's body")
 	})
 }
 

@@ -241,7 +241,7 @@ func TestRedirectToAnotherHostNeverCarriesTheKey(t *testing.T) {
 	homeKey.Store("")
 	foreign := hostileServer(t, func(w http.ResponseWriter, r *http.Request) {
 		foreignKey.Store(r.Header.Get("x-api-key"))
-		respond(w, http.StatusOK, retryTestProfileJSON)
+		respond(w, http.StatusOK, profileJSON)
 	})
 	home := hostileServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -251,7 +251,7 @@ func TestRedirectToAnotherHostNeverCarriesTheKey(t *testing.T) {
 			http.Redirect(w, r, "/v1/profiles/pf_1", http.StatusFound)
 		default:
 			homeKey.Store(r.Header.Get("x-api-key"))
-			respond(w, http.StatusOK, retryTestProfileJSON)
+			respond(w, http.StatusOK, profileJSON)
 		}
 	})
 	followAll := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}

@@ -2,13 +2,14 @@ package profilesvc
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
@@ -27,8 +28,9 @@ func TestMain(m *testing.M) {
 // after a 503, a Retry-After the service asked for, WaitForAnalysis's own
 // pause after a transient failure, and its pause between polls the service
 // answered at once. Each time it returns promptly with context.Canceled,
-// and once its server is closed and its transport's idle connections are
-// dropped no goroutine of the call is left.
+// the server sees no request after it returned, and once its server is
+// closed and its transport's idle connections are dropped no goroutine of
+// the call is left.
 func TestRelCancelledWaitLeavesNothingRunning(t *testing.T) {
 	// Not parallel: goleak looks at every goroutine of the process. Those
 	// that exist now (paused parallel tests, earlier tests winding down)
@@ -45,7 +47,10 @@ func TestRelCancelledWaitLeavesNothingRunning(t *testing.T) {
 		// cancelAfter is how many requests the server sees before the
 		// test cancels.
 		cancelAfter int64
-		opts        []Option
+		// parkedIn, if set, is the wait the call must be in when the test
+		// cancels (see awaitParked); else the server holds the request.
+		parkedIn string
+		opts     []Option
 	}{
 		{
 			name: "during a held long poll",
@@ -60,6 +65,7 @@ func TestRelCancelledWaitLeavesNothingRunning(t *testing.T) {
 				respondError(w, http.StatusServiceUnavailable, CodeServiceUnavailable, "down")
 			},
 			cancelAfter: 1,
+			parkedIn:    inRetryBackoff,
 			opts:        []Option{WithRetryWait(20*time.Second, time.Minute)},
 		},
 		{
@@ -69,6 +75,7 @@ func TestRelCancelledWaitLeavesNothingRunning(t *testing.T) {
 				respondError(w, http.StatusTooManyRequests, CodeRateLimited, "slow down")
 			},
 			cancelAfter: 1,
+			parkedIn:    inRetryBackoff,
 			opts:        []Option{WithRetryWait(time.Millisecond, time.Minute)},
 		},
 		{
@@ -77,6 +84,7 @@ func TestRelCancelledWaitLeavesNothingRunning(t *testing.T) {
 				respondError(w, http.StatusBadGateway, "BAD_GATEWAY", "proxy")
 			},
 			cancelAfter: 1,
+			parkedIn:    inWaitPause,
 			opts:        []Option{WithMaxRetries(0), WithRetryWait(20*time.Second, time.Minute)},
 		},
 		{
@@ -85,10 +93,12 @@ func TestRelCancelledWaitLeavesNothingRunning(t *testing.T) {
 				respond(w, http.StatusOK, processing)
 			},
 			cancelAfter: 2,
+			parkedIn:    inWaitPause,
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			before := goleak.IgnoreCurrent()
 			var seen atomic.Int64
 			reached := make(chan struct{})
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -102,47 +112,39 @@ func TestRelCancelledWaitLeavesNothingRunning(t *testing.T) {
 			tr := &http.Transport{}
 			defer tr.CloseIdleConnections()
 			c, err := NewClient(append([]Option{WithAPIKey(testAPIKey), WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: tr})}, tc.opts...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			type result struct {
-				a   *Analysis
-				err error
-			}
-			done := make(chan result, 1)
-			go func() {
-				a, err := c.WaitForAnalysis(ctx, "analysis_1", nil)
-				done <- result{a, err}
-			}()
+			var a *Analysis
+			id, done := inBackground(func() error {
+				var err error
+				a, err = c.WaitForAnalysis(ctx, "analysis_1", nil)
+				return err
+			})
 			select {
 			case <-reached:
 			case <-time.After(5 * time.Second):
 				t.Fatalf("the server saw %d requests in 5s, want %d", seen.Load(), tc.cancelAfter)
 			}
-			time.Sleep(50 * time.Millisecond) // into the wait
+			if tc.parkedIn != "" {
+				awaitParked(t, id, tc.parkedIn)
+			}
 			cancelled := time.Now()
 			cancel()
 			select {
-			case res := <-done:
-				if !errors.Is(res.err, context.Canceled) {
-					t.Errorf("WaitForAnalysis = %v, %v; want context.Canceled", res.a, res.err)
-				}
-				if d := time.Since(cancelled); d > time.Second {
-					t.Errorf("WaitForAnalysis returned %v after the cancel", d)
-				}
+			case err := <-done:
+				assert.ErrorIs(t, err, context.Canceled, "WaitForAnalysis = %v, %v; want context.Canceled", a, err)
+				assert.Less(t, time.Since(cancelled), time.Second, "WaitForAnalysis returned long after the cancel")
 			case <-time.After(5 * time.Second):
 				t.Fatal("WaitForAnalysis did not return within 5s of the cancel")
 			}
 			n := seen.Load()
-			time.Sleep(100 * time.Millisecond)
-			if m := seen.Load(); m != n {
-				t.Errorf("the server saw %d more requests after WaitForAnalysis returned", m-n)
-			}
 			tr.CloseIdleConnections()
-			srv.Close()
+			srv.Close() // waits for the requests in flight
+			assert.Equal(t, n, seen.Load(), "the server saw requests after WaitForAnalysis returned")
+			// Nothing of the call is left that could send another.
+			goleak.VerifyNone(t, before)
 		})
 	}
 }

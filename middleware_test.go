@@ -8,55 +8,25 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 )
 
-// middlewareLog is a Middleware that appends what it saw to a shared list,
-// under a lock: attempts may come from any goroutine.
-type middlewareLog struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *middlewareLog) add(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, s)
-}
-
-func (l *middlewareLog) get() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.lines...)
-}
-
-// named returns a middleware that logs "name>" before and "<name STATUS"
-// after the rest of the chain.
-func (l *middlewareLog) named(name string) Middleware {
-	return func(req *http.Request, next MiddlewareNext) (*http.Response, error) {
-		l.add(name + ">")
-		resp, err := next(req)
-		if err != nil {
-			l.add("<" + name + " error")
-			return resp, err
-		}
-		l.add("<" + name + " " + resp.Status[:3])
-		return resp, err
-	}
-}
-
 func TestMiddleware_OrderClientFirstThenCall(t *testing.T) {
 	t.Parallel()
-	srv := newTestServer(t, retryTestOK)
+	srv := newTestServer(t, answerOK)
 	var log middlewareLog
 	c := srv.client(t, WithMiddleware(log.named("c1"), log.named("c2")), WithMiddleware(log.named("c3")))
 
 	_, err := c.GetProfile(t.Context(), "pf_1", WithCallMiddleware(log.named("r1"), log.named("r2")))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"c1>", "c2>", "c3>", "r1>", "r2>", "<r2 200", "<r1 200", "<c3 200", "<c2 200", "<c1 200"}, log.get())
+	want := []string{"c1>", "c2>", "c3>", "r1>", "r2>", "<r2 200", "<r1 200", "<c3 200", "<c2 200", "<c1 200"}
+	if diff := cmp.Diff(want, log.get()); diff != "" {
+		t.Errorf("middleware order (-want +got):\n%s", diff)
+	}
 
 	// A call without middleware of its own runs the client's alone.
 	_, err = c.GetProfile(t.Context(), "pf_1")
@@ -66,22 +36,25 @@ func TestMiddleware_OrderClientFirstThenCall(t *testing.T) {
 
 func TestMiddleware_RunsOncePerAttempt(t *testing.T) {
 	t.Parallel()
-	srv := newTestServer(t, retryTestSequence(retryTestStatus(503), retryTestStatus(502), retryTestOK))
+	srv := newTestServer(t, answerInTurn(answerStatus(503), answerStatus(502), answerOK))
 	var log middlewareLog
 	c := srv.client(t, WithMiddleware(log.named("c")))
 	_, err := c.GetProfile(t.Context(), "pf_1", WithCallMiddleware(log.named("r")))
 	require.NoError(t, err)
-	assert.Equal(t, []string{
+	want := []string{
 		"c>", "r>", "<r 503", "<c 503",
 		"c>", "r>", "<r 502", "<c 502",
 		"c>", "r>", "<r 200", "<c 200",
-	}, log.get())
+	}
+	if diff := cmp.Diff(want, log.get()); diff != "" {
+		t.Errorf("middleware runs (-want +got):\n%s", diff)
+	}
 	assert.Len(t, srv.requests(), 3)
 }
 
 func TestMiddleware_SeesTheRequestAndCanChangeIt(t *testing.T) {
 	t.Parallel()
-	srv := newTestServer(t, retryTestOK)
+	srv := newTestServer(t, answerOK)
 	var sawKey, sawRoute string
 	tag := func(req *http.Request, next MiddlewareNext) (*http.Response, error) {
 		sawKey = req.Header.Get("x-api-key")
@@ -100,7 +73,7 @@ func TestMiddleware_SeesTheRequestAndCanChangeIt(t *testing.T) {
 
 func TestMiddleware_AnswersWithoutTheNetwork(t *testing.T) {
 	t.Parallel()
-	srv := newTestServer(t, retryTestOK)
+	srv := newTestServer(t, answerOK)
 	canned := func(req *http.Request, next MiddlewareNext) (*http.Response, error) {
 		return &http.Response{
 			StatusCode: http.StatusNotFound,
@@ -137,12 +110,12 @@ func TestRouteTemplate_EveryCall(t *testing.T) {
 			w.Header().Set("Content-Type", "application/pdf")
 			_, _ = w.Write([]byte("%PDF-1.7\n%%EOF\n"))
 		case strings.HasPrefix(r.URL.Path, "/v1/analyses/") && r.Method == http.MethodGet:
-			respond(w, http.StatusOK, waitTestAnalysisJSON(AnalysisCompleted, "rpt_1", ""))
+			respond(w, http.StatusOK, analysisJSON(AnalysisCompleted, "rpt_1", ""))
 		case strings.HasSuffix(r.URL.Path, "/analyses") || strings.HasSuffix(r.URL.Path, "/folders") && r.Method == http.MethodGet ||
 			r.URL.Path == "/v1/workflows/wf_1/profiles" && r.Method == http.MethodGet:
 			respond(w, http.StatusOK, `{"count":0,"nextCursor":null,"items":[]}`)
 		default:
-			retryTestOK(w, r)
+			answerOK(w, r)
 		}
 	})
 	var mu sync.Mutex
@@ -211,7 +184,7 @@ func TestWithResponseInto(t *testing.T) {
 			_, _ = w.Write([]byte("%PDF-1.7\n%%EOF\n"))
 			return
 		}
-		retryTestOK(w, r)
+		answerOK(w, r)
 	})
 	c := srv.client(t)
 

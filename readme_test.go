@@ -11,24 +11,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
-// readmeSection returns the text of a README section, from its heading to
-// the next heading of the same or a higher level.
-func readmeSection(t *testing.T, heading string) string {
+// markdownSection returns the text of a section of Markdown text, from
+// its heading to the next heading of the same or a higher level.
+func markdownSection(t *testing.T, text, heading string) string {
 	t.Helper()
-	raw, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(raw)
-	i := strings.Index(s, heading+"\n")
-	if i < 0 {
-		t.Fatalf("README.md has no section %q", heading)
-	}
-	rest := s[i+len(heading):]
+	i := strings.Index(text, heading+"\n")
+	require.GreaterOrEqual(t, i, 0, "no section %q", heading)
+	rest := text[i+len(heading):]
 	level := strings.Repeat("#", strings.Count(strings.Fields(heading)[0], "#"))
 	if j := strings.Index(rest, "\n"+level+" "); j >= 0 {
 		rest = rest[:j]
@@ -36,97 +32,63 @@ func readmeSection(t *testing.T, heading string) string {
 	return rest
 }
 
-// readmeBlocks returns the fenced code blocks of a language in text.
-func readmeBlocks(text, lang string) []string {
-	var out []string
-	for _, part := range strings.Split(text, "```"+lang+"\n")[1:] {
-		if end := strings.Index(part, "```"); end >= 0 {
-			out = append(out, part[:end])
-		}
-	}
-	return out
-}
-
 // TestReadmeCurlWalkthrough runs the README's curl walk-through, as
 // written, against the mock, and checks that it ends with a completed
 // analysis and two PDF reports.
 func TestReadmeCurlWalkthrough(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "sed"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("the walk-through needs %s: %v", tool, err)
-		}
+		_, err := exec.LookPath(tool)
+		require.NoError(t, err, "the walk-through needs %s", tool)
 	}
-	section := readmeSection(t, "### With curl alone")
-	blocks := readmeBlocks(section, "sh")
-	if len(blocks) != 2 {
-		t.Fatalf("want 2 sh blocks in the walk-through, got %d", len(blocks))
-	}
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	section := markdownSection(t, string(readme), "### With curl alone")
+	blocks := fencedBlocks(section, "sh")
+	require.Len(t, blocks, 2, "sh blocks in the walk-through")
 	// The first block starts the mock with a key: use the same key here.
 	start := blocks[0]
 	i := strings.Index(start, "-api-key ")
-	if i < 0 {
-		t.Fatal("the walk-through does not start the mock with -api-key")
-	}
+	require.GreaterOrEqual(t, i, 0, "the walk-through does not start the mock with -api-key")
 	key := strings.Fields(start[i+len("-api-key "):])[0]
 	srv := mockserver.NewTest(t, mockserver.WithAPIKey(key), mockserver.WithAnalysisDuration(300*time.Millisecond))
 
 	script := strings.ReplaceAll(blocks[1], "http://127.0.0.1:8080", srv.URL)
-	if script == blocks[1] {
-		t.Fatal("the walk-through does not use http://127.0.0.1:8080")
-	}
+	require.NotEqual(t, blocks[1], script, "the walk-through does not use http://127.0.0.1:8080")
 	dir := t.TempDir()
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
 	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("the walk-through failed: %v\n%s", err, out.String())
-	}
+	require.NoError(t, cmd.Run(), "the walk-through failed:\n%s", &out)
 
 	raw, err := os.ReadFile(filepath.Join(dir, "analysis.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var a profilesvc.Analysis
-	if err := json.Unmarshal(raw, &a); err != nil {
-		t.Fatalf("analysis.json: %v\n%s", err, raw)
-	}
-	if a.Status != profilesvc.AnalysisCompleted || a.PrimaryReportID == nil {
-		t.Fatalf("the analysis is %s with report %v, want completed with a report", a.Status, a.PrimaryReportID)
-	}
-	if len(a.TargetItems) != 2 {
-		t.Errorf("the analysis covers %d items, want 2", len(a.TargetItems))
-	}
+	require.NoError(t, json.Unmarshal(raw, &a), "analysis.json:\n%s", raw)
+	require.Equal(t, profilesvc.AnalysisCompleted, a.Status, "the analysis, want completed with a report")
+	require.NotNil(t, a.PrimaryReportID, "the analysis, want completed with a report")
+	assert.Len(t, a.TargetItems, 2, "the items the analysis covers")
 	// The control API part: the fault answered once, the record holds the
 	// requests without the key, and the reset emptied the mock.
 	again, err := os.ReadFile(filepath.Join(dir, "profile-again.json"))
-	if err != nil || !bytes.Contains(again, []byte(`"name":"Jane Doe"`)) {
-		t.Errorf("profile-again.json = %s (%v), want the profile", again, err)
-	}
-	if !strings.Contains(out.String(), "HTTP/1.1 503 Service Unavailable") {
-		t.Errorf("the injected fault was not shown:\n%s", out.String())
-	}
+	assert.NoError(t, err, "profile-again.json")
+	assert.True(t, bytes.Contains(again, []byte(`"name":"Jane Doe"`)), "profile-again.json = %s, want the profile", again)
+	assert.Contains(t, out.String(), "HTTP/1.1 503 Service Unavailable", "the injected fault was not shown")
 	record, err := os.ReadFile(filepath.Join(dir, "requests.json"))
-	if err != nil || !bytes.Contains(record, []byte(`"status":503`)) || bytes.Contains(record, []byte(key)) {
-		t.Errorf("requests.json: want the 503 and no key; got %d bytes (%v)", len(record), err)
-	}
-	if n := len(srv.Profiles()); n != 0 {
-		t.Errorf("%d profiles after the reset", n)
-	}
+	assert.NoError(t, err, "requests.json")
+	assert.True(t, bytes.Contains(record, []byte(`"status":503`)), "requests.json: want the 503; got %d bytes", len(record))
+	assert.False(t, bytes.Contains(record, []byte(key)), "requests.json: want no key; got %d bytes", len(record))
+	assert.Empty(t, srv.Profiles(), "profiles after the reset")
 	for _, name := range []string{"report-en.pdf", "report-ko.pdf"} {
 		pdf, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
-			t.Errorf("%s does not start with %%PDF-: %.40q", name, pdf)
-		}
+		require.NoError(t, err)
+		assert.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")), "%s does not start with %%PDF-: %.40q", name, pdf)
 	}
 }
 
-// readmeImports are the packages README code may use; a fragment is
+// snippetImports are the packages README code may use; a fragment is
 // compiled with all of them.
-var readmeImports = []struct{ path, use string }{
+var snippetImports = []struct{ path, use string }{
 	{"context", "context.Background"},
 	{"errors", "errors.Is"},
 	{"fmt", "fmt.Println"},
@@ -149,28 +111,22 @@ var readmeImports = []struct{ path, use string }{
 // samples may leave a result for the reader.
 func TestReadmeGoCompiles(t *testing.T) {
 	raw, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := readmeBlocks(string(raw), "go")
-	if len(blocks) < 3 {
-		t.Fatalf("found %d Go blocks in the README, want at least 3", len(blocks))
-	}
+	require.NoError(t, err)
+	blocks := fencedBlocks(string(raw), "go")
+	require.GreaterOrEqual(t, len(blocks), 3, "Go blocks in the README")
 	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tmp := t.TempDir()
 	overlay := map[string]string{}
 	var starts []int // the line in the generated file where each block starts
 	for i, b := range blocks {
 		var src strings.Builder
 		src.WriteString("package readmecheck\n\nimport (\n")
-		for _, imp := range readmeImports {
+		for _, imp := range snippetImports {
 			fmt.Fprintf(&src, "\t%q\n", imp.path)
 		}
 		src.WriteString(")\n\nvar (\n")
-		for _, imp := range readmeImports {
+		for _, imp := range snippetImports {
 			fmt.Fprintf(&src, "\t_ = %s\n", imp.use)
 		}
 		src.WriteString(")\n\n")
@@ -184,20 +140,14 @@ func TestReadmeGoCompiles(t *testing.T) {
 			src.WriteString("}\n")
 		}
 		name := fmt.Sprintf("block%d.go", i)
-		if err := os.WriteFile(filepath.Join(tmp, name), []byte(src.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(tmp, name), []byte(src.String()), 0o644))
 		overlay[filepath.Join(wd, "internal", "readmecheck", name)] = filepath.Join(tmp, name)
 	}
 	ov, _ := json.Marshal(map[string]any{"Replace": overlay})
 	ovPath := filepath.Join(tmp, "overlay.json")
-	if err := os.WriteFile(ovPath, ov, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(ovPath, ov, 0o644))
 	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("compiling the README's code needs the go command: %v", err)
-	}
+	require.NoError(t, err, "compiling the README's code needs the go command")
 	cmd := exec.Command(goTool, "build", "-gcflags=-e", "-overlay", ovPath, "./internal/readmecheck")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
@@ -210,7 +160,5 @@ func TestReadmeGoCompiles(t *testing.T) {
 		}
 		problems = append(problems, line)
 	}
-	if len(problems) > 0 {
-		t.Errorf("README Go blocks do not compile (block N's first line is line %v of blockN.go):\n%s", starts, strings.Join(problems, "\n"))
-	}
+	assert.Empty(t, problems, "README Go blocks do not compile (block N's first line is line %v of blockN.go):\n%s", starts, strings.Join(problems, "\n"))
 }

@@ -16,60 +16,13 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// reportTestPDF returns the bytes of a fake PDF of about n bytes.
-func reportTestPDF(n int) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	for b.Len() < n {
-		b.WriteString("0123456789abcdef\n")
-	}
-	b.WriteString("%%EOF\n")
-	return b.Bytes()
-}
-
-// reportTestServer answers every request with a PDF and the given
-// Content-Disposition (none if empty).
-func reportTestServer(t *testing.T, pdf []byte, disposition string) *testServer {
-	t.Helper()
-	return newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/pdf")
-		if disposition != "" {
-			w.Header().Set("Content-Disposition", disposition)
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(pdf)))
-		_, _ = w.Write(pdf)
-	})
-}
-
-// reportTestCloser records whether a body was closed.
-type reportTestCloser struct {
-	io.Reader
-	closed atomic.Bool
-}
-
-func (c *reportTestCloser) Close() error {
-	c.closed.Store(true)
-	return nil
-}
-
-// reportTestDirEntries lists the names in dir.
-func reportTestDirEntries(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 func TestDownloadReport_Streams(t *testing.T) {
-	first := reportTestPDF(32 << 10)
+	first := fakePDF(32 << 10)
 	second := bytes.Repeat([]byte("second chunk\n"), 4096)
 	release := make(chan struct{})
 	var releaseOnce sync.Once
@@ -125,7 +78,7 @@ func TestDownloadReport_Request(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := reportTestServer(t, reportTestPDF(100), "")
+			srv := pdfServer(t, fakePDF(100), "")
 			rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", tt.params)
 			require.NoError(t, err)
 			require.NoError(t, rep.Body.Close())
@@ -164,7 +117,7 @@ func TestDownloadReport_Filename(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := reportTestServer(t, reportTestPDF(100), tt.disposition)
+			srv := pdfServer(t, fakePDF(100), tt.disposition)
 			rep, err := srv.client(t).DownloadReport(context.Background(), id, nil)
 			require.NoError(t, err)
 			defer rep.Body.Close()
@@ -185,7 +138,7 @@ func TestDownloadReport_ContentTypeAndLength(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pdf := reportTestPDF(5000)
+			pdf := fakePDF(5000)
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", tt.contentType)
 				w.Header().Set("Content-Length", strconv.Itoa(len(pdf)))
@@ -235,7 +188,7 @@ func TestDownloadReport_NotPDF(t *testing.T) {
 			dir := t.TempDir()
 			_, err = srv.client(t).SaveReport(context.Background(), "analysis_1", dir, nil)
 			assert.ErrorIs(t, err, ErrNotPDF)
-			assert.Empty(t, reportTestDirEntries(t, dir), "nothing is written for a body that is not a PDF")
+			assert.Empty(t, dirEntries(t, dir), "nothing is written for a body that is not a PDF")
 		})
 	}
 }
@@ -273,8 +226,8 @@ func TestDownloadReport_ErrorAnswers(t *testing.T) {
 
 func TestReport_WriteTo(t *testing.T) {
 	t.Run("end to end", func(t *testing.T) {
-		pdf := reportTestPDF(200 << 10)
-		srv := reportTestServer(t, pdf, `attachment; filename="analysis_1_report.pdf"`)
+		pdf := fakePDF(200 << 10)
+		srv := pdfServer(t, pdf, `attachment; filename="analysis_1_report.pdf"`)
 		rep, err := srv.client(t).DownloadReport(context.Background(), "analysis_1", nil)
 		require.NoError(t, err)
 		var buf bytes.Buffer
@@ -285,7 +238,7 @@ func TestReport_WriteTo(t *testing.T) {
 	})
 
 	t.Run("closes the body", func(t *testing.T) {
-		body := &reportTestCloser{Reader: bytes.NewReader(reportTestPDF(100))}
+		body := &closeRecorder{Reader: bytes.NewReader(fakePDF(100))}
 		rep := &Report{Body: body, Filename: "r.pdf", ContentType: "application/pdf", ContentLength: -1}
 		_, err := rep.WriteTo(io.Discard)
 		require.NoError(t, err)
@@ -293,7 +246,7 @@ func TestReport_WriteTo(t *testing.T) {
 	})
 
 	t.Run("read failure", func(t *testing.T) {
-		body := &reportTestCloser{Reader: io.MultiReader(strings.NewReader("%PDF-1.7 part"), iotest.ErrReader(errors.New("connection reset")))}
+		body := &closeRecorder{Reader: io.MultiReader(strings.NewReader("%PDF-1.7 part"), iotest.ErrReader(errors.New("connection reset")))}
 		rep := &Report{Body: body, Filename: "r.pdf"}
 		var buf bytes.Buffer
 		n, err := rep.WriteTo(&buf)
@@ -303,9 +256,9 @@ func TestReport_WriteTo(t *testing.T) {
 	})
 }
 
-// reportTestUmask is the process's umask, read from the mode of a file
+// processUmask is the process's umask, read from the mode of a file
 // created with 0777.
-func reportTestUmask(t *testing.T) os.FileMode {
+func processUmask(t *testing.T) os.FileMode {
 	t.Helper()
 	name := filepath.Join(t.TempDir(), "probe")
 	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY, 0o777)
@@ -317,9 +270,9 @@ func reportTestUmask(t *testing.T) os.FileMode {
 }
 
 func TestReport_SaveFile(t *testing.T) {
-	pdf := reportTestPDF(64 << 10)
-	newReport := func(r io.Reader) (*Report, *reportTestCloser) {
-		body := &reportTestCloser{Reader: r}
+	pdf := fakePDF(64 << 10)
+	newReport := func(r io.Reader) (*Report, *closeRecorder) {
+		body := &closeRecorder{Reader: r}
 		return &Report{Body: body, Filename: "analysis_1_report.pdf", ContentType: "application/pdf", ContentLength: int64(len(pdf))}, body
 	}
 
@@ -334,7 +287,9 @@ func TestReport_SaveFile(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, pdf, data)
 		assert.True(t, body.closed.Load())
-		assert.Equal(t, []string{"my.pdf"}, reportTestDirEntries(t, dir), "no temporary file is left")
+		if diff := cmp.Diff([]string{"my.pdf"}, dirEntries(t, dir)); diff != "" {
+			t.Errorf("a temporary file is left (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("replaces an existing file", func(t *testing.T) {
@@ -359,7 +314,9 @@ func TestReport_SaveFile(t *testing.T) {
 		data, err := os.ReadFile(want)
 		require.NoError(t, err)
 		assert.Equal(t, pdf, data)
-		assert.Equal(t, []string{"analysis_1_report.pdf"}, reportTestDirEntries(t, dir))
+		if diff := cmp.Diff([]string{"analysis_1_report.pdf"}, dirEntries(t, dir)); diff != "" {
+			t.Errorf("files in the directory (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("body failing midway leaves no file", func(t *testing.T) {
@@ -370,7 +327,7 @@ func TestReport_SaveFile(t *testing.T) {
 		require.Error(t, err)
 		assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
 		assert.NoFileExists(t, target)
-		assert.Empty(t, reportTestDirEntries(t, dir), "the partial download is removed")
+		assert.Empty(t, dirEntries(t, dir), "the partial download is removed")
 		assert.True(t, body.closed.Load())
 	})
 
@@ -384,7 +341,9 @@ func TestReport_SaveFile(t *testing.T) {
 		data, err := os.ReadFile(target)
 		require.NoError(t, err)
 		assert.Equal(t, "previous report", string(data))
-		assert.Equal(t, []string{"my.pdf"}, reportTestDirEntries(t, dir))
+		if diff := cmp.Diff([]string{"my.pdf"}, dirEntries(t, dir)); diff != "" {
+			t.Errorf("files in the directory (-want +got):\n%s", diff)
+		}
 	})
 
 	t.Run("mode 0644 less the umask", func(t *testing.T) {
@@ -394,7 +353,7 @@ func TestReport_SaveFile(t *testing.T) {
 		require.NoError(t, err)
 		fi, err := os.Stat(got)
 		require.NoError(t, err)
-		umask := reportTestUmask(t)
+		umask := processUmask(t)
 		assert.Equal(t, os.FileMode(0o644)&^umask, fi.Mode().Perm())
 		assert.NotZero(t, fi.Mode().Perm()&0o044, "readable by others under the usual umask (%#o)", umask)
 	})
@@ -417,10 +376,10 @@ func TestReport_SaveFile(t *testing.T) {
 }
 
 func TestClient_SaveReport(t *testing.T) {
-	pdf := reportTestPDF(100 << 10)
+	pdf := fakePDF(100 << 10)
 
 	t.Run("into a directory, every variant beside the others", func(t *testing.T) {
-		srv := reportTestServer(t, pdf, `attachment; filename="analysis_7_report.pdf"`)
+		srv := pdfServer(t, pdf, `attachment; filename="analysis_7_report.pdf"`)
 		dir := t.TempDir()
 		variants := []struct {
 			params *ReportParams
@@ -440,13 +399,15 @@ func TestClient_SaveReport(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, pdf, data)
 		}
-		assert.Equal(t, []string{"analysis_7_report.en.raw.pdf", "analysis_7_report.ko.pdf", "analysis_7_report.ko.raw.pdf", "analysis_7_report.pdf"},
-			reportTestDirEntries(t, dir), "no variant overwrote another")
+		want := []string{"analysis_7_report.en.raw.pdf", "analysis_7_report.ko.pdf", "analysis_7_report.ko.raw.pdf", "analysis_7_report.pdf"}
+		if diff := cmp.Diff(want, dirEntries(t, dir)); diff != "" {
+			t.Errorf("a variant overwrote another (-want +got):\n%s", diff)
+		}
 		assert.Equal(t, "ko", srv.requests()[2].Query.Get("locale"))
 	})
 
 	t.Run("to a path", func(t *testing.T) {
-		srv := reportTestServer(t, pdf, "")
+		srv := pdfServer(t, pdf, "")
 		target := filepath.Join(t.TempDir(), "out.pdf")
 		got, err := srv.client(t).SaveReport(context.Background(), "analysis_7", target, nil)
 		require.NoError(t, err)
@@ -470,7 +431,7 @@ func TestClient_SaveReport(t *testing.T) {
 		_, err := srv.client(t).SaveReport(context.Background(), "analysis_7", target, nil)
 		require.Error(t, err)
 		assert.NoFileExists(t, target)
-		assert.Empty(t, reportTestDirEntries(t, dir))
+		assert.Empty(t, dirEntries(t, dir))
 	})
 
 	t.Run("report not available", func(t *testing.T) {
@@ -480,6 +441,6 @@ func TestClient_SaveReport(t *testing.T) {
 		dir := t.TempDir()
 		_, err := srv.client(t).SaveReport(context.Background(), "analysis_7", dir, nil)
 		assert.ErrorIs(t, err, ErrReportNotAvailable)
-		assert.Empty(t, reportTestDirEntries(t, dir))
+		assert.Empty(t, dirEntries(t, dir))
 	})
 }

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -75,47 +75,24 @@ func TestRetryableStatus(t *testing.T) {
 	}
 }
 
-// retryTestRealDialError returns the error of a dial to a port nothing
+// realDialError returns the error of a dial to a port nothing
 // listens on.
-func retryTestRealDialError(t *testing.T) error {
+func realDialError(t *testing.T) error {
 	t.Helper()
-	addr := retryTestClosedAddr(t)
+	addr := closedAddr(t)
 	_, err := http.Get("http://" + addr + "/")
 	require.Error(t, err)
 	return err
 }
 
-// retryTestRealCertError returns the error of a request to a TLS server
+// realCertError returns the error of a request to a TLS server
 // whose certificate the client does not trust.
-func retryTestRealCertError(t *testing.T) error {
+func realCertError(t *testing.T) error {
 	t.Helper()
-	srv := retryTestTLSServer(t)
+	srv := untrustedTLSServer(t)
 	_, err := (&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}).Get(srv.URL)
 	require.Error(t, err)
 	return err
-}
-
-// retryTestTLSServer starts a TLS server whose handshake errors are not
-// logged.
-func retryTestTLSServer(t *testing.T) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		respond(w, http.StatusOK, `{}`)
-	}))
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// retryTestClosedAddr returns a local address that refuses connections.
-func retryTestClosedAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
 }
 
 func TestRetryableError(t *testing.T) {
@@ -138,7 +115,7 @@ func TestRetryableError(t *testing.T) {
 		{"dial refused", dial, true, true},
 		{"dns failure", dns, true, true},
 		{"bare dns error", bareDNS, true, true},
-		{"real dial error", retryTestRealDialError(t), true, true},
+		{"real dial error", realDialError(t), true, true},
 		{"unexpected EOF", unexpectedEOF, true, false},
 		{"bare unexpected EOF", io.ErrUnexpectedEOF, true, false},
 		{"EOF", io.EOF, true, false},
@@ -148,7 +125,7 @@ func TestRetryableError(t *testing.T) {
 		{"x509 hostname", &url.Error{Op: "Get", URL: "https://x", Err: x509.HostnameError{Certificate: &x509.Certificate{}, Host: "x"}}, false, false},
 		{"x509 expired", &url.Error{Op: "Get", URL: "https://x", Err: x509.CertificateInvalidError{Reason: x509.Expired}}, false, false},
 		{"tls verification", &url.Error{Op: "Get", URL: "https://x", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, false, false},
-		{"real untrusted certificate", retryTestRealCertError(t), false, false},
+		{"real untrusted certificate", realCertError(t), false, false},
 		{"unsupported scheme", &url.Error{Op: "Get", URL: "ftp://x", Err: errors.New(`unsupported protocol scheme "ftp"`)}, false, false},
 		{"too many redirects", &url.Error{Op: "Get", URL: "http://x", Err: errors.New("stopped after 10 redirects")}, false, false},
 	}
@@ -284,97 +261,11 @@ func TestParseRetryAfter(t *testing.T) {
 
 // ---- retry behaviour end to end ----
 
-// retryTestCountingTransport counts the attempts a client makes.
-type retryTestCountingTransport struct {
-	base http.RoundTripper
-	n    atomic.Int32
-}
-
-func (c *retryTestCountingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	c.n.Add(1)
-	return c.base.RoundTrip(req)
-}
-
-// retryTestSequence answers the nth request (from 0) with steps[n], and
-// every later one with the last step.
-func retryTestSequence(steps ...http.HandlerFunc) http.HandlerFunc {
-	var n atomic.Int32
-	return func(w http.ResponseWriter, r *http.Request) {
-		i := int(n.Add(1)) - 1
-		if i >= len(steps) {
-			i = len(steps) - 1
-		}
-		steps[i](w, r)
-	}
-}
-
-// retryTestStatus answers with the service's error body for a status.
-func retryTestStatus(status int) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		respondError(w, status, "E"+strconv.Itoa(status), http.StatusText(status))
-	}
-}
-
-// retryTestDrop closes the connection without answering.
-func retryTestDrop(w http.ResponseWriter, r *http.Request) {
-	conn, _, err := w.(http.Hijacker).Hijack()
-	if err != nil {
-		panic(err)
-	}
-	_ = conn.Close()
-}
-
-const retryTestProfileJSON = `{"id":"pf_1","workflowId":"wf_1","name":"Jane","itemsCount":0,"lastAnalysisAt":null,"createdAt":"2025-01-01T00:00:00Z","updatedAt":"2025-01-01T00:00:00Z"}`
-
-func retryTestOK(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case r.Method == http.MethodDelete:
-		w.WriteHeader(http.StatusNoContent)
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/analyses/pf_1/analyze":
-		respond(w, http.StatusAccepted, `{"id":"analysis_1"}`)
-	case r.Method == http.MethodPost:
-		respond(w, http.StatusCreated, retryTestProfileJSON)
-	default:
-		respond(w, http.StatusOK, retryTestProfileJSON)
-	}
-}
-
-// retryTestCall is one SDK call, named for the test.
-type retryTestCall struct {
-	name string
-	call func(ctx context.Context, c *Client) error
-}
-
-var retryTestIdempotentCalls = []retryTestCall{
-	{"GetProfile", func(ctx context.Context, c *Client) error {
-		_, err := c.GetProfile(ctx, "pf_1")
-		return err
-	}},
-	{"UpdateProfile", func(ctx context.Context, c *Client) error {
-		_, err := c.UpdateProfile(ctx, "pf_1", UpdateProfileParams{Name: Ptr("Jane")})
-		return err
-	}},
-	{"DeleteProfile", func(ctx context.Context, c *Client) error {
-		return c.DeleteProfile(ctx, "pf_1")
-	}},
-}
-
-var retryTestPostCalls = []retryTestCall{
-	{"CreateProfile", func(ctx context.Context, c *Client) error {
-		_, err := c.CreateProfile(ctx, "wf_1", CreateProfileParams{Name: "Jane"})
-		return err
-	}},
-	{"StartAnalysis", func(ctx context.Context, c *Client) error {
-		_, err := c.StartAnalysis(ctx, "pf_1", StartAnalysisParams{ItemIDs: []string{"item_1"}})
-		return err
-	}},
-}
-
 func TestRetry_IdempotentRetriedThenSucceeds(t *testing.T) {
-	for _, call := range retryTestIdempotentCalls {
+	for _, call := range idempotentCalls {
 		for _, status := range []int{429, 500, 502, 503, 504} {
 			t.Run(call.name+"/"+strconv.Itoa(status), func(t *testing.T) {
-				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), retryTestStatus(status), retryTestOK))
+				srv := newTestServer(t, answerInTurn(answerStatus(status), answerStatus(status), answerOK))
 				err := call.call(context.Background(), srv.client(t))
 				require.NoError(t, err)
 				reqs := srv.requests()
@@ -393,7 +284,7 @@ func TestRetry_IdempotentRetriedThenSucceeds(t *testing.T) {
 func TestRetry_IdempotentNotRetriedOnOtherStatuses(t *testing.T) {
 	for _, status := range []int{400, 401, 403, 404, 409, 422, 501} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
-			srv := newTestServer(t, retryTestStatus(status))
+			srv := newTestServer(t, answerStatus(status))
 			_, err := srv.client(t).GetProfile(context.Background(), "pf_1")
 			var apiErr *APIError
 			require.ErrorAs(t, err, &apiErr)
@@ -447,9 +338,9 @@ func TestRetry_MaxRetriesZeroSendsOnce(t *testing.T) {
 		name    string
 		handler http.HandlerFunc
 	}{
-		{"503", retryTestStatus(503)},
-		{"429", retryTestStatus(429)},
-		{"dropped connection", retryTestDrop},
+		{"503", answerStatus(503)},
+		{"429", answerStatus(429)},
+		{"dropped connection", dropConnection},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -463,10 +354,10 @@ func TestRetry_MaxRetriesZeroSendsOnce(t *testing.T) {
 }
 
 func TestRetry_PostNotRetriedOnAmbiguousFailure(t *testing.T) {
-	for _, call := range retryTestPostCalls {
+	for _, call := range postCalls {
 		for _, status := range []int{500, 502, 504} {
 			t.Run(call.name+"/"+strconv.Itoa(status), func(t *testing.T) {
-				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), retryTestOK))
+				srv := newTestServer(t, answerInTurn(answerStatus(status), answerOK))
 				err := call.call(context.Background(), srv.client(t))
 				var apiErr *APIError
 				require.ErrorAs(t, err, &apiErr)
@@ -485,7 +376,7 @@ func TestRetry_PostNotRetriedOnAmbiguousFailure(t *testing.T) {
 			sent = 2
 		}
 		t.Run(call.name+"/dropped connection", func(t *testing.T) {
-			srv := newTestServer(t, retryTestSequence(retryTestDrop, retryTestOK))
+			srv := newTestServer(t, answerInTurn(dropConnection, answerOK))
 			err := call.call(context.Background(), srv.client(t))
 			assert.Len(t, srv.requests(), sent, "the request was sent: it must not be sent again")
 			if sent == 2 {
@@ -511,10 +402,10 @@ func TestRetry_PostNotRetriedOnAmbiguousFailure(t *testing.T) {
 }
 
 func TestRetry_PostRetriedOn429And503(t *testing.T) {
-	for _, call := range retryTestPostCalls {
+	for _, call := range postCalls {
 		for _, status := range []int{429, 503} {
 			t.Run(call.name+"/"+strconv.Itoa(status), func(t *testing.T) {
-				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), retryTestStatus(status), retryTestOK))
+				srv := newTestServer(t, answerInTurn(answerStatus(status), answerStatus(status), answerOK))
 				err := call.call(context.Background(), srv.client(t))
 				require.NoError(t, err)
 				reqs := srv.requests()
@@ -530,9 +421,9 @@ func TestRetry_PostRetriedOn429And503(t *testing.T) {
 }
 
 func TestRetry_IdempotentRetriedOnDroppedConnection(t *testing.T) {
-	for _, call := range retryTestIdempotentCalls {
+	for _, call := range idempotentCalls {
 		t.Run(call.name, func(t *testing.T) {
-			srv := newTestServer(t, retryTestSequence(retryTestDrop, retryTestDrop, retryTestOK))
+			srv := newTestServer(t, answerInTurn(dropConnection, dropConnection, answerOK))
 			require.NoError(t, call.call(context.Background(), srv.client(t)))
 			assert.GreaterOrEqual(t, len(srv.requests()), 3)
 		})
@@ -540,11 +431,11 @@ func TestRetry_IdempotentRetriedOnDroppedConnection(t *testing.T) {
 }
 
 func TestRetry_ConnectionRefused(t *testing.T) {
-	calls := append(append([]retryTestCall{}, retryTestPostCalls...), retryTestIdempotentCalls...)
+	calls := append(append([]sdkCall{}, postCalls...), idempotentCalls...)
 	for _, call := range calls {
 		t.Run(call.name, func(t *testing.T) {
-			base := "http://" + retryTestClosedAddr(t)
-			counter := &retryTestCountingTransport{base: http.DefaultTransport}
+			base := "http://" + closedAddr(t)
+			counter := &countingTransport{base: http.DefaultTransport}
 			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(base),
 				WithRetryWait(time.Millisecond, 5*time.Millisecond),
 				WithHTTPClient(&http.Client{Transport: counter}))
@@ -563,7 +454,7 @@ func TestRetry_ConnectionRefused(t *testing.T) {
 	}
 
 	t.Run("default transport", func(t *testing.T) {
-		c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+retryTestClosedAddr(t)),
+		c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+closedAddr(t)),
 			WithRetryWait(time.Millisecond, 5*time.Millisecond))
 		require.NoError(t, err)
 		_, err = c.CreateProfile(context.Background(), "wf_1", CreateProfileParams{Name: "Jane"})
@@ -573,8 +464,8 @@ func TestRetry_ConnectionRefused(t *testing.T) {
 }
 
 func TestRetry_UntrustedCertificateNotRetried(t *testing.T) {
-	srv := retryTestTLSServer(t)
-	counter := &retryTestCountingTransport{base: http.DefaultTransport.(*http.Transport).Clone()}
+	srv := untrustedTLSServer(t)
+	counter := &countingTransport{base: http.DefaultTransport.(*http.Transport).Clone()}
 	c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(srv.URL),
 		WithRetryWait(time.Millisecond, 5*time.Millisecond),
 		WithHTTPClient(&http.Client{Transport: counter}))
@@ -585,38 +476,81 @@ func TestRetry_UntrustedCertificateNotRetried(t *testing.T) {
 	assert.Equal(t, int32(1), counter.n.Load(), "a certificate error cannot be cured by retrying")
 }
 
+// retryWaits is a slog.Handler that keeps the wait of each retry the
+// client logs.
+type retryWaits struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (h *retryWaits) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *retryWaits) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "profilesvc: retrying request" {
+		return nil
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "wait" && a.Value.Kind() == slog.KindDuration {
+			h.mu.Lock()
+			h.waits = append(h.waits, a.Value.Duration())
+			h.mu.Unlock()
+		}
+		return true
+	})
+	return nil
+}
+
+func (h *retryWaits) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *retryWaits) WithGroup(string) slog.Handler      { return h }
+
+func (h *retryWaits) get() []time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.waits)
+}
+
 func TestRetry_RetryAfterHonoured(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
 		status     int
 		retryAfter func() string
-		minElapsed time.Duration
+		// minWait and maxWait bound the wait the client chose; the call
+		// takes at least minElapsed.
+		minWait, maxWait, minElapsed time.Duration
 	}{
-		{"seconds on 503", http.StatusServiceUnavailable, func() string { return "1" }, 950 * time.Millisecond},
+		{"seconds on 503", http.StatusServiceUnavailable, func() string { return "1" }, time.Second, time.Second, 950 * time.Millisecond},
 		// A date has a resolution of a second: 1.5s from now, truncated,
 		// is at least half a second away.
 		{"http date on 429", http.StatusTooManyRequests, func() string {
 			return time.Now().Add(1500 * time.Millisecond).UTC().Format(http.TimeFormat)
-		}, 400 * time.Millisecond},
+		}, 400 * time.Millisecond, 1500 * time.Millisecond, 400 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newTestServer(t, retryTestSequence(func(w http.ResponseWriter, r *http.Request) {
+			srv := newTestServer(t, answerInTurn(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", tt.retryAfter())
 				respondError(w, tt.status, "BUSY", "busy")
-			}, retryTestOK))
+			}, answerOK))
 			// The maximum wait is above the asked-for wait, so it is honoured
 			// rather than the 1ms backoff.
-			c := srv.client(t, WithRetryWait(time.Millisecond, 5*time.Second))
+			waits := &retryWaits{}
+			c := srv.client(t, WithRetryWait(time.Millisecond, 5*time.Second), WithLogger(slog.New(waits)))
 			start := time.Now()
 			_, err := c.CreateProfile(context.Background(), "wf_1", CreateProfileParams{Name: "Jane"})
 			elapsed := time.Since(start)
 			require.NoError(t, err)
 			assert.Len(t, srv.requests(), 2)
+			// The wait chosen is the one asked for, not the maximum; the
+			// call took at least that long, and (a generous bound, ten
+			// times the wait) not much longer.
+			got := waits.get()
+			require.Len(t, got, 1, "the retries logged")
+			assert.GreaterOrEqual(t, got[0], tt.minWait, "the wait before the retry")
+			assert.LessOrEqual(t, got[0], tt.maxWait, "the wait before the retry")
 			assert.GreaterOrEqual(t, elapsed, tt.minElapsed)
-			assert.Less(t, elapsed, 5*time.Second)
+			assert.Less(t, elapsed, 10*tt.maxWait)
 		})
 	}
 }
@@ -634,7 +568,7 @@ func TestRetry_RetryAfterBeyondMaxWaitReturnsAtOnce(t *testing.T) {
 		{"429 http date", http.StatusTooManyRequests, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat), ErrRateLimited, time.Hour},
 	}
 	for _, tt := range tests {
-		for _, call := range []retryTestCall{retryTestIdempotentCalls[0], retryTestPostCalls[0]} {
+		for _, call := range []sdkCall{idempotentCalls[0], postCalls[0]} {
 			t.Run(tt.name+"/"+call.name, func(t *testing.T) {
 				srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Retry-After", tt.retryAfter)
@@ -664,7 +598,7 @@ func TestRetry_WaitPastDeadlineNotStarted(t *testing.T) {
 		name    string
 		opts    []Option
 		handler http.HandlerFunc
-		call    retryTestCall
+		call    sdkCall
 	}{
 		{
 			name: "retry-after past the deadline",
@@ -673,13 +607,13 @@ func TestRetry_WaitPastDeadlineNotStarted(t *testing.T) {
 				w.Header().Set("Retry-After", "30")
 				respondError(w, http.StatusServiceUnavailable, CodeServiceUnavailable, "later")
 			},
-			call: retryTestIdempotentCalls[0],
+			call: idempotentCalls[0],
 		},
 		{
 			name:    "backoff past the deadline",
 			opts:    []Option{WithRetryWait(20*time.Second, time.Minute)},
-			handler: retryTestStatus(http.StatusBadGateway),
-			call:    retryTestIdempotentCalls[0],
+			handler: answerStatus(http.StatusBadGateway),
+			call:    idempotentCalls[0],
 		},
 		{
 			name: "post 429 with retry-after past the deadline",
@@ -688,7 +622,7 @@ func TestRetry_WaitPastDeadlineNotStarted(t *testing.T) {
 				w.Header().Set("Retry-After", "30")
 				respondError(w, http.StatusTooManyRequests, CodeRateLimited, "later")
 			},
-			call: retryTestPostCalls[0],
+			call: postCalls[0],
 		},
 	}
 	for _, tt := range tests {
@@ -716,15 +650,19 @@ func TestRetry_CancelDuringBackoff(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var once sync.Once
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		respondError(w, http.StatusServiceUnavailable, CodeServiceUnavailable, "down")
-		// Cancel once the client is asleep before its retry.
-		once.Do(func() { time.AfterFunc(200*time.Millisecond, cancel) })
 	})
 	c := srv.client(t, WithRetryWait(20*time.Second, time.Minute))
 	start := time.Now()
-	_, err := c.GetProfile(ctx, "pf_1")
+	id, done := inBackground(func() error {
+		_, err := c.GetProfile(ctx, "pf_1")
+		return err
+	})
+	// Cancel once the client is asleep before its retry.
+	awaitParked(t, id, inRetryBackoff)
+	cancel()
+	err := awaitDone(t, done, "GetProfile")
 	elapsed := time.Since(start)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
@@ -733,7 +671,7 @@ func TestRetry_CancelDuringBackoff(t *testing.T) {
 }
 
 func TestRetry_CancelledContextSendsNothing(t *testing.T) {
-	srv := newTestServer(t, retryTestOK)
+	srv := newTestServer(t, answerOK)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := srv.client(t).GetProfile(ctx, "pf_1")

@@ -5,11 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"io"
-	"math/rand/v2"
-	"mime"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,82 +19,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-const uploadTestItemJSON = `{"id":"item_1","folderId":"fd_1","type":"file","name":"doc.pdf","content":null,"contentType":"application/pdf","sizeBytes":10,"status":"ACTIVE","createdAt":"2025-01-01T00:00:00Z"}`
-
-// uploadTestCreated answers with the created item.
-func uploadTestCreated(w http.ResponseWriter, r *http.Request) {
-	respond(w, http.StatusCreated, uploadTestItemJSON)
-}
-
-// uploadTestContent returns n random bytes.
-func uploadTestContent(n int) []byte {
-	rng := rand.New(rand.NewPCG(1, 2))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(rng.UintN(256))
-	}
-	return b
-}
-
-// uploadTestCounting returns n bytes of big-endian 32-bit counters, so that
-// any shift or gap in a copy shows.
-func uploadTestCounting(n int) []byte {
-	b := make([]byte, n)
-	for i := 0; i+4 <= n; i += 4 {
-		binary.BigEndian.PutUint32(b[i:], uint32(i/4))
-	}
-	return b
-}
-
-// uploadTestPart is one part of a multipart body.
-type uploadTestPart struct {
-	FileName    string
-	ContentType string
-	Data        []byte
-}
-
-// uploadTestParts parses a recorded multipart request into its parts by
-// form name.
-func uploadTestParts(t *testing.T, r recordedRequest) map[string]uploadTestPart {
-	t.Helper()
-	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	require.NoError(t, err)
-	require.Equal(t, "multipart/form-data", mediaType)
-	mr := multipart.NewReader(bytes.NewReader(r.Body), params["boundary"])
-	parts := map[string]uploadTestPart{}
-	for {
-		p, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		data, err := io.ReadAll(p)
-		require.NoError(t, err)
-		parts[p.FormName()] = uploadTestPart{FileName: p.FileName(), ContentType: p.Header.Get("Content-Type"), Data: data}
-	}
-	return parts
-}
-
-// uploadTestGenReader gives n bytes without allocating: a large upload
-// that exists nowhere in memory.
-type uploadTestGenReader struct {
+// patternReader gives n bytes without allocating: a large upload that
+// exists nowhere in memory.
+type patternReader struct {
 	remaining int64
 	pattern   []byte
 }
 
-func newUploadTestGenReader(n int64) *uploadTestGenReader {
+func newPatternReader(n int64) *patternReader {
 	pattern := make([]byte, 32<<10)
 	for i := range pattern {
 		pattern[i] = byte('a' + i%26)
 	}
-	return &uploadTestGenReader{remaining: n, pattern: pattern}
+	return &patternReader{remaining: n, pattern: pattern}
 }
 
-func (g *uploadTestGenReader) Read(p []byte) (int, error) {
+func (g *patternReader) Read(p []byte) (int, error) {
 	if g.remaining <= 0 {
 		return 0, io.EOF
 	}
@@ -130,7 +71,7 @@ func TestUploadFile_StreamsWithoutBuffering(t *testing.T) {
 				n, _ := io.Copy(io.Discard, r.Body)
 				received.Store(n)
 				contentLength.Store(r.ContentLength)
-				uploadTestCreated(w, r)
+				answerCreatedItem(w, r)
 			}))
 			defer srv.Close()
 			c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(srv.URL))
@@ -139,7 +80,7 @@ func TestUploadFile_StreamsWithoutBuffering(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			_, err = c.UploadFile(context.Background(), "fd_1", newUploadTestGenReader(tt.size), tt.params)
+			_, err = c.UploadFile(context.Background(), "fd_1", newPatternReader(tt.size), tt.params)
 			runtime.ReadMemStats(&after)
 			require.NoError(t, err)
 
@@ -156,56 +97,11 @@ func TestUploadFile_StreamsWithoutBuffering(t *testing.T) {
 	}
 }
 
-// uploadTestSource is a reader given to UploadFile, with the bytes the
-// service should receive.
-type uploadTestSource struct {
-	name string
-	make func(t *testing.T, content []byte) (io.Reader, []byte)
-}
-
-// uploadTestTempFile writes content to a new file and opens it.
-func uploadTestTempFile(t *testing.T, content []byte) *os.File {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "document.pdf")
-	require.NoError(t, os.WriteFile(path, content, 0o600))
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	t.Cleanup(func() { f.Close() })
-	return f
-}
-
-var uploadTestSeekableSources = []uploadTestSource{
-	{"bytes.Reader", func(t *testing.T, content []byte) (io.Reader, []byte) {
-		return bytes.NewReader(content), content
-	}},
-	{"partly read bytes.Reader", func(t *testing.T, content []byte) (io.Reader, []byte) {
-		r := bytes.NewReader(content)
-		_, err := r.Read(make([]byte, 100))
-		require.NoError(t, err)
-		return r, content[100:]
-	}},
-	{"strings.Reader", func(t *testing.T, content []byte) (io.Reader, []byte) {
-		return strings.NewReader(string(content)), content
-	}},
-	{"bytes.Buffer", func(t *testing.T, content []byte) (io.Reader, []byte) {
-		return bytes.NewBuffer(append([]byte(nil), content...)), content
-	}},
-	{"os.File", func(t *testing.T, content []byte) (io.Reader, []byte) {
-		return uploadTestTempFile(t, content), content
-	}},
-	{"os.File at an offset", func(t *testing.T, content []byte) (io.Reader, []byte) {
-		f := uploadTestTempFile(t, content)
-		_, err := f.Seek(1000, io.SeekStart)
-		require.NoError(t, err)
-		return f, content[1000:]
-	}},
-}
-
 func TestUploadFile_SeekableBodyResentOnRetry(t *testing.T) {
-	content := uploadTestContent(256 << 10)
-	for _, src := range uploadTestSeekableSources {
+	content := randomBytes(256 << 10)
+	for _, src := range seekableSources {
 		t.Run(src.name, func(t *testing.T) {
-			srv := newTestServer(t, retryTestSequence(retryTestStatus(http.StatusServiceUnavailable), uploadTestCreated))
+			srv := newTestServer(t, answerInTurn(answerStatus(http.StatusServiceUnavailable), answerCreatedItem))
 			r, want := src.make(t, content)
 			it, err := srv.client(t).UploadFile(context.Background(), "fd_1", r, UploadParams{Filename: "doc.pdf"})
 			require.NoError(t, err)
@@ -214,7 +110,7 @@ func TestUploadFile_SeekableBodyResentOnRetry(t *testing.T) {
 			reqs := srv.requests()
 			require.Len(t, reqs, 2)
 			for i, req := range reqs {
-				file := uploadTestParts(t, req)["file"]
+				file := formParts(t, req)["file"]
 				assert.True(t, bytes.Equal(want, file.Data), "request %d: file part of %d bytes, want %d", i, len(file.Data), len(want))
 				assert.Equal(t, strconv.Itoa(len(req.Body)), req.Header.Get("Content-Length"), "request %d", i)
 			}
@@ -225,11 +121,11 @@ func TestUploadFile_SeekableBodyResentOnRetry(t *testing.T) {
 func TestUploadFile_SeekableBodyRewoundAfterFailedDial(t *testing.T) {
 	// A POST that never reached the service is retried; a file whose bytes
 	// were partly read by the failed attempt is sent again from its start.
-	content := uploadTestContent(64 << 10)
-	f := uploadTestTempFile(t, content)
-	srv := newTestServer(t, uploadTestCreated)
+	content := randomBytes(64 << 10)
+	f := openTempFile(t, content)
+	srv := newTestServer(t, answerCreatedItem)
 	var calls atomic.Int32
-	hc := &http.Client{Transport: uploadTestRoundTripFunc(func(req *http.Request) (*http.Response, error) {
+	hc := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		if calls.Add(1) == 1 {
 			_, _ = io.CopyN(io.Discard, req.Body, 1000)
 			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
@@ -241,17 +137,17 @@ func TestUploadFile_SeekableBodyRewoundAfterFailedDial(t *testing.T) {
 	assert.Equal(t, int32(2), calls.Load())
 	reqs := srv.requests()
 	require.Len(t, reqs, 1)
-	assert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data), "the file is sent whole from its start")
+	assert.True(t, bytes.Equal(content, formParts(t, reqs[0])["file"].Data), "the file is sent whole from its start")
 	assert.Equal(t, strconv.Itoa(len(reqs[0].Body)), reqs[0].Header.Get("Content-Length"))
 }
 
-// uploadTestRoundTripFunc is an http.RoundTripper made of a function.
-type uploadTestRoundTripFunc func(*http.Request) (*http.Response, error)
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
 
-func (f uploadTestRoundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestUploadFile_NonSeekableSentOnce(t *testing.T) {
-	content := uploadTestContent(64 << 10)
+	content := randomBytes(64 << 10)
 	sources := []struct {
 		name string
 		make func() io.Reader
@@ -270,30 +166,30 @@ func TestUploadFile_NonSeekableSentOnce(t *testing.T) {
 	for _, src := range sources {
 		for _, status := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests, http.StatusBadGateway} {
 			t.Run(src.name+"/"+strconv.Itoa(status), func(t *testing.T) {
-				srv := newTestServer(t, retryTestSequence(retryTestStatus(status), uploadTestCreated))
+				srv := newTestServer(t, answerInTurn(answerStatus(status), answerCreatedItem))
 				_, err := srv.client(t).UploadFile(context.Background(), "fd_1", src.make(), UploadParams{Filename: "doc.pdf"})
 				var apiErr *APIError
 				require.ErrorAs(t, err, &apiErr)
 				assert.Equal(t, status, apiErr.StatusCode)
 				reqs := srv.requests()
 				require.Len(t, reqs, 1, "a reader that cannot be rewound is sent once only")
-				assert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data))
+				assert.True(t, bytes.Equal(content, formParts(t, reqs[0])["file"].Data))
 			})
 		}
 		t.Run(src.name+"/success", func(t *testing.T) {
-			srv := newTestServer(t, uploadTestCreated)
+			srv := newTestServer(t, answerCreatedItem)
 			_, err := srv.client(t).UploadFile(context.Background(), "fd_1", src.make(), UploadParams{Filename: "doc.pdf"})
 			require.NoError(t, err)
 			reqs := srv.requests()
 			require.Len(t, reqs, 1)
-			assert.True(t, bytes.Equal(content, uploadTestParts(t, reqs[0])["file"].Data))
+			assert.True(t, bytes.Equal(content, formParts(t, reqs[0])["file"].Data))
 			assert.Empty(t, reqs[0].Header.Get("Content-Length"), "the size is unknown: sent chunked")
 		})
 	}
 
 	t.Run("connection refused", func(t *testing.T) {
-		counter := &retryTestCountingTransport{base: http.DefaultTransport}
-		c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+retryTestClosedAddr(t)),
+		counter := &countingTransport{base: http.DefaultTransport}
+		c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL("http://"+closedAddr(t)),
 			WithRetryWait(time.Millisecond, 5*time.Millisecond), WithHTTPClient(&http.Client{Transport: counter}))
 		require.NoError(t, err)
 		_, err = c.UploadFile(context.Background(), "fd_1", io.MultiReader(bytes.NewReader(content)), UploadParams{})
@@ -303,7 +199,7 @@ func TestUploadFile_NonSeekableSentOnce(t *testing.T) {
 }
 
 func TestUploadFile_ContentLength(t *testing.T) {
-	content := uploadTestContent(10000)
+	content := randomBytes(10000)
 	tests := []struct {
 		name       string
 		reader     func(t *testing.T) io.Reader
@@ -311,7 +207,7 @@ func TestUploadFile_ContentLength(t *testing.T) {
 		wantLength bool
 	}{
 		{"bytes.Reader", func(t *testing.T) io.Reader { return bytes.NewReader(content) }, UploadParams{}, true},
-		{"os.File", func(t *testing.T) io.Reader { return uploadTestTempFile(t, content) }, UploadParams{}, true},
+		{"os.File", func(t *testing.T) io.Reader { return openTempFile(t, content) }, UploadParams{}, true},
 		{"strings.Reader", func(t *testing.T) io.Reader { return strings.NewReader(string(content)) }, UploadParams{}, true},
 		{"bytes.Buffer", func(t *testing.T) io.Reader { return bytes.NewBuffer(append([]byte(nil), content...)) }, UploadParams{}, true},
 		{"non-seekable with size", func(t *testing.T) io.Reader { return io.MultiReader(bytes.NewReader(content)) }, UploadParams{Size: int64(len(content))}, true},
@@ -320,7 +216,7 @@ func TestUploadFile_ContentLength(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newTestServer(t, uploadTestCreated)
+			srv := newTestServer(t, answerCreatedItem)
 			_, err := srv.client(t).UploadFile(context.Background(), "fd_1", tt.reader(t), tt.params)
 			require.NoError(t, err)
 			req := srv.requests()[0]
@@ -335,7 +231,7 @@ func TestUploadFile_ContentLength(t *testing.T) {
 
 func TestUploadFile_Fields(t *testing.T) {
 	content := []byte("%PDF-1.7 tiny")
-	f := uploadTestTempFile(t, content)
+	f := openTempFile(t, content)
 	tests := []struct {
 		name            string
 		reader          io.Reader
@@ -367,13 +263,13 @@ func TestUploadFile_Fields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newTestServer(t, uploadTestCreated)
+			srv := newTestServer(t, answerCreatedItem)
 			_, err := srv.client(t).UploadFile(context.Background(), "fd_1", tt.reader, tt.params)
 			require.NoError(t, err)
 			req := srv.requests()[0]
 			assert.Equal(t, http.MethodPost, req.Method)
 			assert.Equal(t, "/v1/folders/fd_1/items", req.Path)
-			parts := uploadTestParts(t, req)
+			parts := formParts(t, req)
 			file := parts["file"]
 			assert.Equal(t, content, file.Data)
 			assert.Equal(t, tt.wantFileName, file.FileName)
@@ -387,7 +283,9 @@ func TestUploadFile_Fields(t *testing.T) {
 			if tt.wantMetadata != nil {
 				var got map[string]any
 				require.NoError(t, json.Unmarshal(parts["metadata"].Data, &got))
-				assert.Equal(t, tt.wantMetadata, got)
+				if diff := cmp.Diff(tt.wantMetadata, got); diff != "" {
+					t.Errorf("metadata field (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}
@@ -400,16 +298,16 @@ func TestUploadFile_Fields(t *testing.T) {
 }
 
 func TestUploadFilePath(t *testing.T) {
-	content := uploadTestContent(5000)
+	content := randomBytes(5000)
 	path := filepath.Join(t.TempDir(), "contract.pdf")
 	require.NoError(t, os.WriteFile(path, content, 0o600))
-	srv := newTestServer(t, retryTestSequence(retryTestStatus(http.StatusServiceUnavailable), uploadTestCreated))
+	srv := newTestServer(t, answerInTurn(answerStatus(http.StatusServiceUnavailable), answerCreatedItem))
 	_, err := srv.client(t).UploadFilePath(context.Background(), "fd_1", path, UploadParams{})
 	require.NoError(t, err)
 	reqs := srv.requests()
 	require.Len(t, reqs, 2, "a file on disk can be sent again")
 	for _, req := range reqs {
-		file := uploadTestParts(t, req)["file"]
+		file := formParts(t, req)["file"]
 		assert.Equal(t, "contract.pdf", file.FileName)
 		assert.True(t, bytes.Equal(content, file.Data))
 	}
@@ -420,13 +318,23 @@ func TestUploadFilePath(t *testing.T) {
 }
 
 func TestUploadFile_BadInput(t *testing.T) {
-	srv := newTestServer(t, uploadTestCreated)
+	srv := newTestServer(t, answerCreatedItem)
 	c := srv.client(t)
 	_, err := c.UploadFile(context.Background(), "fd_1", nil, UploadParams{})
 	assert.Error(t, err)
 	_, err = c.UploadFile(context.Background(), "", bytes.NewReader([]byte("x")), UploadParams{})
 	assert.ErrorIs(t, err, ErrInvalidID)
 	assert.Empty(t, srv.requests())
+}
+
+// countingBytes returns n bytes of big-endian 32-bit counters, so that
+// any shift or gap in a copy shows.
+func countingBytes(n int) []byte {
+	b := make([]byte, n)
+	for i := 0; i+4 <= n; i += 4 {
+		binary.BigEndian.PutUint32(b[i:], uint32(i/4))
+	}
+	return b
 }
 
 func TestUploadFile_SeekableRetryAfterEarlyAnswer(t *testing.T) {
@@ -437,8 +345,8 @@ func TestUploadFile_SeekableRetryAfterEarlyAnswer(t *testing.T) {
 	// that does), and must carry the whole file. The file is larger than
 	// the socket buffers, so that the first attempt is still being written
 	// when its answer arrives.
-	content := uploadTestCounting(4 << 20)
-	for _, src := range []uploadTestSource{uploadTestSeekableSources[0], uploadTestSeekableSources[4]} {
+	content := countingBytes(4 << 20)
+	for _, src := range []readerSource{seekableSources[0], seekableSources[4]} {
 		t.Run(src.name, func(t *testing.T) {
 			var n atomic.Int32
 			done := make(chan struct{})
@@ -468,7 +376,7 @@ func TestUploadFile_SeekableRetryAfterEarlyAnswer(t *testing.T) {
 				}
 				body, _ := io.ReadAll(r.Body)
 				got.Store(recordedRequest{Header: r.Header.Clone(), Body: body})
-				uploadTestCreated(w, r)
+				answerCreatedItem(w, r)
 			}))
 			defer srv.Close()
 			defer close(done)
@@ -479,7 +387,7 @@ func TestUploadFile_SeekableRetryAfterEarlyAnswer(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, int32(2), n.Load())
 			rec, _ := got.Load().(recordedRequest)
-			file := uploadTestParts(t, rec)["file"].Data
+			file := formParts(t, rec)["file"].Data
 			assert.True(t, bytes.Equal(want, file), "the retry sent %d bytes that differ from the file's %d", len(file), len(want))
 		})
 	}

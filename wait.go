@@ -135,7 +135,15 @@ func (w *waiter) failed(ctx context.Context, err error) error {
 	// The context ended, or a retry's wait would pass its deadline; a poll
 	// that ran out of its own time limit is only transient.
 	var passDeadline *deadlineError
-	if ctx.Err() != nil || errors.As(err, &passDeadline) {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if !errors.Is(err, ctxErr) {
+			// The context ended as the failure came: the wait ends for
+			// the context, and says what failed last.
+			err = fmt.Errorf("%w; last error: %w", ctxErr, err)
+		}
+		return waitError(w.id, w.last, err)
+	}
+	if errors.As(err, &passDeadline) {
 		return waitError(w.id, w.last, err)
 	}
 	if errors.Is(err, ErrMalformedResponse) {

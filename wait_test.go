@@ -2,7 +2,6 @@ package profilesvc
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"sync"
@@ -15,66 +14,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// waitTestAnalysisJSON is an analysis with the given status, report ID and
-// error text (empty for null).
-func waitTestAnalysisJSON(status AnalysisStatus, reportID, errText string) string {
-	a := map[string]any{
-		"id": "analysis_1", "profileId": "pf_1", "folderId": nil, "engineId": nil,
-		"playbookId": "PB-1", "engine": nil, "status": status, "processingTimeMs": 0,
-		"verificationStatus": "pending_review", "error": nil, "options": nil,
-		"clientMetadata": nil, "primaryReportId": nil, "requestedAt": "2025-01-01T00:00:00Z",
-		"completedAt": nil, "createdAt": "2025-01-01T00:00:00Z",
-	}
-	if reportID != "" {
-		a["primaryReportId"] = reportID
-	}
-	if errText != "" {
-		a["error"] = errText
-	}
-	b, err := json.Marshal(a)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
-
-// waitTestAnswer answers with an analysis.
-func waitTestAnswer(status AnalysisStatus, reportID, errText string) http.HandlerFunc {
-	body := waitTestAnalysisJSON(status, reportID, errText)
-	return func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, body) }
-}
-
-var (
-	waitTestPending    = waitTestAnswer(AnalysisPending, "", "")
-	waitTestProcessing = waitTestAnswer(AnalysisProcessing, "", "")
-	waitTestDone       = waitTestAnswer(AnalysisCompleted, "rpt_1", "")
-)
-
-// waitTestHold holds the request until the client gives up.
-func waitTestHold(w http.ResponseWriter, r *http.Request) {
-	select {
-	case <-r.Context().Done():
-	case <-time.After(10 * time.Second):
-		respond(w, http.StatusOK, waitTestAnalysisJSON(AnalysisProcessing, "", ""))
-	}
-}
-
-// waitTestAssertPolls checks that every request was a long poll of the
-// analysis.
-func waitTestAssertPolls(t *testing.T, reqs []recordedRequest) {
-	t.Helper()
-	for i, r := range reqs {
-		assert.Equal(t, http.MethodGet, r.Method, "request %d", i)
-		assert.Equal(t, "/v1/analyses/analysis_1", r.Path, "request %d", i)
-		assert.Equal(t, "true", r.Query.Get("waitForReport"), "request %d", i)
-		secs, err := strconv.Atoi(r.Query.Get("timeoutSeconds"))
-		if assert.NoError(t, err, "request %d: timeoutSeconds %q", i, r.Query.Get("timeoutSeconds")) {
-			assert.GreaterOrEqual(t, secs, 10, "request %d", i)
-			assert.LessOrEqual(t, secs, 300, "request %d", i)
-		}
-	}
-}
 
 func TestWaitForAnalysis_PollTimeoutSeconds(t *testing.T) {
 	tests := []struct {
@@ -108,10 +47,10 @@ func TestWaitForAnalysis_PollTimeoutSeconds(t *testing.T) {
 			// with its report.
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 				if r.URL.Query().Get("waitForReport") == "true" {
-					waitTestDone(w, r)
+					answerDone(w, r)
 					return
 				}
-				respond(w, http.StatusOK, waitTestAnalysisJSON(AnalysisProcessing, "", ""))
+				respond(w, http.StatusOK, analysisJSON(AnalysisProcessing, "", ""))
 			})
 			ctx := context.Background()
 			if tt.ctxTimeout > 0 {
@@ -134,19 +73,21 @@ func TestWaitForAnalysis_PollTimeoutSeconds(t *testing.T) {
 				reqs = reqs[1:]
 			}
 			require.Len(t, reqs, 1)
-			waitTestAssertPolls(t, reqs)
+			assertLongPolls(t, reqs)
 			secs, _ := strconv.Atoi(reqs[0].Query.Get("timeoutSeconds"))
 			assert.GreaterOrEqual(t, secs, tt.wantMin)
 			assert.LessOrEqual(t, secs, tt.wantMax)
 			if tt.onUpdate {
-				assert.Equal(t, []AnalysisStatus{AnalysisProcessing, AnalysisCompleted}, seen)
+				if diff := cmp.Diff([]AnalysisStatus{AnalysisProcessing, AnalysisCompleted}, seen); diff != "" {
+					t.Errorf("OnUpdate statuses (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}
 }
 
 func TestWaitForAnalysis_NilOptions(t *testing.T) {
-	srv := newTestServer(t, waitTestDone)
+	srv := newTestServer(t, answerDone)
 	a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", nil)
 	require.NoError(t, err)
 	require.NotNil(t, a.PrimaryReportID)
@@ -163,24 +104,24 @@ func TestWaitForAnalysis_OnUpdateOncePerStatusChange(t *testing.T) {
 	}{
 		{
 			name:  "pending processing completed",
-			steps: []http.HandlerFunc{waitTestPending, waitTestProcessing, waitTestDone},
+			steps: []http.HandlerFunc{answerPending, answerProcessing, answerDone},
 			want:  []AnalysisStatus{AnalysisPending, AnalysisProcessing, AnalysisCompleted},
 		},
 		{
 			name:  "repeated status is reported once",
-			steps: []http.HandlerFunc{waitTestProcessing, waitTestProcessing, waitTestDone},
+			steps: []http.HandlerFunc{answerProcessing, answerProcessing, answerDone},
 			want:  []AnalysisStatus{AnalysisProcessing, AnalysisCompleted},
 		},
 		{
 			name:  "already completed",
-			steps: []http.HandlerFunc{waitTestDone},
+			steps: []http.HandlerFunc{answerDone},
 			want:  []AnalysisStatus{AnalysisCompleted},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newTestServer(t, retryTestSequence(tt.steps...))
+			srv := newTestServer(t, answerInTurn(tt.steps...))
 			var got []AnalysisStatus
 			a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", &WaitOptions{
 				OnUpdate: func(a *Analysis) { got = append(got, a.Status) },
@@ -195,7 +136,7 @@ func TestWaitForAnalysis_OnUpdateOncePerStatusChange(t *testing.T) {
 			// With OnUpdate the first request reads the status at once;
 			// every later one is a long poll.
 			assert.Empty(t, reqs[0].Query, "the first request must not wait")
-			waitTestAssertPolls(t, reqs[1:])
+			assertLongPolls(t, reqs[1:])
 			for _, r := range reqs {
 				assert.Equal(t, "trace-1", r.Header.Get("X-Trace-Id"), "request options reach every poll")
 			}
@@ -205,9 +146,9 @@ func TestWaitForAnalysis_OnUpdateOncePerStatusChange(t *testing.T) {
 
 func TestWaitForAnalysis_CompletedWithoutReportPollsAgain(t *testing.T) {
 	t.Parallel()
-	srv := newTestServer(t, retryTestSequence(
-		waitTestAnswer(AnalysisCompleted, "", ""),
-		waitTestDone,
+	srv := newTestServer(t, answerInTurn(
+		answerAnalysis(AnalysisCompleted, "", ""),
+		answerDone,
 	))
 	a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", nil)
 	require.NoError(t, err)
@@ -226,7 +167,7 @@ func TestWaitForAnalysis_Failed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newTestServer(t, waitTestAnswer(AnalysisFailed, "", tt.reason))
+			srv := newTestServer(t, answerAnalysis(AnalysisFailed, "", tt.reason))
 			a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", nil)
 			require.Error(t, err)
 			require.NotNil(t, a, "the failed analysis is returned with the error")
@@ -272,7 +213,7 @@ func TestWaitForAnalysis_EndsAtOnceOnPermanentErrors(t *testing.T) {
 	}
 
 	t.Run("invalid ID", func(t *testing.T) {
-		srv := newTestServer(t, waitTestDone)
+		srv := newTestServer(t, answerDone)
 		a, err := srv.client(t).WaitForAnalysis(context.Background(), "", nil)
 		assert.Nil(t, a)
 		assert.ErrorIs(t, err, ErrInvalidID)
@@ -282,29 +223,29 @@ func TestWaitForAnalysis_EndsAtOnceOnPermanentErrors(t *testing.T) {
 
 func TestWaitForAnalysis_RetriesTransientFailures(t *testing.T) {
 	t.Parallel()
-	s503 := retryTestStatus(http.StatusServiceUnavailable)
+	s503 := answerStatus(http.StatusServiceUnavailable)
 	tests := []struct {
 		name     string
 		steps    []http.HandlerFunc
 		minCalls int
 	}{
 		// More 503s than one GetAnalysis retries (4 attempts).
-		{"503s", []http.HandlerFunc{s503, s503, s503, s503, s503, s503, waitTestDone}, 7},
-		{"429 and 500s", []http.HandlerFunc{retryTestStatus(429), retryTestStatus(500), retryTestStatus(502), retryTestStatus(504), retryTestStatus(500), waitTestDone}, 6},
-		{"dropped connections", []http.HandlerFunc{retryTestDrop, retryTestDrop, retryTestDrop, retryTestDrop, retryTestDrop, waitTestDone}, 6},
-		{"processing then 503s", []http.HandlerFunc{waitTestProcessing, s503, s503, s503, s503, s503, waitTestDone}, 7},
+		{"503s", []http.HandlerFunc{s503, s503, s503, s503, s503, s503, answerDone}, 7},
+		{"429 and 500s", []http.HandlerFunc{answerStatus(429), answerStatus(500), answerStatus(502), answerStatus(504), answerStatus(500), answerDone}, 6},
+		{"dropped connections", []http.HandlerFunc{dropConnection, dropConnection, dropConnection, dropConnection, dropConnection, answerDone}, 6},
+		{"processing then 503s", []http.HandlerFunc{answerProcessing, s503, s503, s503, s503, s503, answerDone}, 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newTestServer(t, retryTestSequence(tt.steps...))
+			srv := newTestServer(t, answerInTurn(tt.steps...))
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
 			require.NoError(t, err)
 			assert.Equal(t, AnalysisCompleted, a.Status)
 			assert.GreaterOrEqual(t, len(srv.requests()), tt.minCalls)
-			waitTestAssertPolls(t, srv.requests())
+			assertLongPolls(t, srv.requests())
 		})
 	}
 }
@@ -317,16 +258,16 @@ func TestWaitForAnalysis_DeadlineReturnsLastAnalysis(t *testing.T) {
 		ctxTimeout time.Duration
 		wantLast   AnalysisStatus // "": no analysis seen
 	}{
-		{"server holds until the client gives up", []http.HandlerFunc{waitTestHold}, 300 * time.Millisecond, ""},
-		{"pending, then held", []http.HandlerFunc{waitTestPending, waitTestHold}, 800 * time.Millisecond, AnalysisPending},
-		{"keeps answering processing at once", []http.HandlerFunc{waitTestProcessing}, 500 * time.Millisecond, AnalysisProcessing},
-		{"completed without report, then held", []http.HandlerFunc{waitTestAnswer(AnalysisCompleted, "", ""), waitTestHold}, 800 * time.Millisecond, AnalysisCompleted},
-		{"keeps failing with 503", []http.HandlerFunc{waitTestProcessing, retryTestStatus(503)}, 500 * time.Millisecond, AnalysisProcessing},
+		{"server holds until the client gives up", []http.HandlerFunc{holdPoll}, 300 * time.Millisecond, ""},
+		{"pending, then held", []http.HandlerFunc{answerPending, holdPoll}, 800 * time.Millisecond, AnalysisPending},
+		{"keeps answering processing at once", []http.HandlerFunc{answerProcessing}, 500 * time.Millisecond, AnalysisProcessing},
+		{"completed without report, then held", []http.HandlerFunc{answerAnalysis(AnalysisCompleted, "", ""), holdPoll}, 800 * time.Millisecond, AnalysisCompleted},
+		{"keeps failing with 503", []http.HandlerFunc{answerProcessing, answerStatus(503)}, 500 * time.Millisecond, AnalysisProcessing},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newTestServer(t, retryTestSequence(tt.steps...))
+			srv := newTestServer(t, answerInTurn(tt.steps...))
 			ctx, cancel := context.WithTimeout(context.Background(), tt.ctxTimeout)
 			defer cancel()
 			start := time.Now()
@@ -341,7 +282,10 @@ func TestWaitForAnalysis_DeadlineReturnsLastAnalysis(t *testing.T) {
 			} else if assert.NotNil(t, a, "the last analysis seen is returned") {
 				assert.Equal(t, tt.wantLast, a.Status)
 			}
-			assert.Less(t, elapsed, tt.ctxTimeout+3*time.Second, "returns soon after the deadline")
+			// A generous bound, ten times the deadline or three seconds past
+			// it: still below the ten seconds a held poll lasts when the
+			// client does not give up at its deadline.
+			assert.Less(t, elapsed, max(tt.ctxTimeout+3*time.Second, 10*tt.ctxTimeout), "returns soon after the deadline")
 		})
 	}
 }
@@ -351,23 +295,38 @@ func TestWaitForAnalysis_Cancel(t *testing.T) {
 	tests := []struct {
 		name  string
 		steps []http.HandlerFunc
+		// parkedIn, if set, is where the wait is cancelled (see
+		// awaitParked); else it is cancelled while the server holds the
+		// first poll.
+		parkedIn string
 	}{
-		{"during a held poll", []http.HandlerFunc{waitTestHold}},
-		{"between quick polls", []http.HandlerFunc{waitTestProcessing}},
+		{"during a held poll", []http.HandlerFunc{holdPoll}, ""},
+		{"between quick polls", []http.HandlerFunc{answerProcessing}, inWaitPause},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			polled := make(chan struct{})
 			var once sync.Once
-			seq := retryTestSequence(tt.steps...)
+			seq := answerInTurn(tt.steps...)
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-				once.Do(func() { time.AfterFunc(100*time.Millisecond, cancel) })
+				once.Do(func() { close(polled) })
 				seq(w, r)
 			})
+			c := srv.client(t)
 			start := time.Now()
-			_, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
+			id, done := inBackground(func() error {
+				_, err := c.WaitForAnalysis(ctx, "analysis_1", nil)
+				return err
+			})
+			awaitSignal(t, polled, "the first poll")
+			if tt.parkedIn != "" {
+				awaitParked(t, id, tt.parkedIn)
+			}
+			cancel()
+			err := awaitDone(t, done, "WaitForAnalysis")
 			require.Error(t, err)
 			assert.ErrorIs(t, err, context.Canceled)
 			assert.NotErrorIs(t, err, ErrWaitTimeout)
@@ -378,7 +337,7 @@ func TestWaitForAnalysis_Cancel(t *testing.T) {
 
 func TestWaitForAnalysis_DoesNotSpin(t *testing.T) {
 	t.Parallel()
-	srv := newTestServer(t, waitTestProcessing)
+	srv := newTestServer(t, answerProcessing)
 	// Three seconds leave room for several polls even on a loaded machine;
 	// a client that spun would make hundreds.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -393,8 +352,8 @@ func TestWaitForAnalysis_DoesNotSpin(t *testing.T) {
 func TestWaitForAnalysis_NotCutByRequestTimeout(t *testing.T) {
 	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		clientTestSleep(r, 200*time.Millisecond)
-		waitTestDone(w, r)
+		holdRequest(r, 200*time.Millisecond)
+		answerDone(w, r)
 	})
 	a, err := srv.client(t, WithRequestTimeout(50*time.Millisecond)).WaitForAnalysis(context.Background(), "analysis_1", nil)
 	require.NoError(t, err)
@@ -412,10 +371,10 @@ func TestWaitForAnalysis_AttemptTimeoutIsNotWaitTimeout(t *testing.T) {
 	var n atomic.Int32
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) <= DefaultMaxRetries+1 {
-			clientTestSleep(r, 2*time.Second)
+			holdRequest(r, 2*time.Second)
 			return
 		}
-		waitTestDone(w, r)
+		answerDone(w, r)
 	})
 	hc := &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: 100 * time.Millisecond}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
