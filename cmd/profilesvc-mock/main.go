@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -59,6 +60,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	recordSize := fs.Int("record-size", mockserver.DefaultRecordSize, "how many requests each namespace's record keeps")
 	recordBytes := fs.Int64("record-bytes", mockserver.DefaultRecordBytes, "how many bytes each namespace's request record holds")
 	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long requests under way may finish after SIGINT or SIGTERM")
+	stats := fs.Duration("stats", 0, "print the process's memory and goroutines to stderr at this interval (0: never)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -93,6 +95,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
 	fmt.Fprintf(stdout, "api key: %s\n", srv.APIKey)
+	if *stats > 0 {
+		stopStats := printStats(stderr, *stats)
+		defer stopStats()
+	}
 
 	<-ctx.Done()
 	shutdown, cancel := context.WithTimeout(context.Background(), *grace)
@@ -105,4 +111,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, "stopped")
 	return nil
+}
+
+// printStats prints the process's memory and goroutines to w every
+// interval, until the returned function is called.
+func printStats(w io.Writer, interval time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				fmt.Fprintf(w, "stats: heap %.1f MiB, from the OS %.1f MiB, goroutines %d\n",
+					float64(m.HeapInuse)/(1<<20), float64(m.Sys-m.HeapReleased)/(1<<20), runtime.NumGoroutine())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
