@@ -1,7 +1,9 @@
 package mockserver
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/profilesvc/profilesvc-go"
@@ -25,7 +27,8 @@ func kitError(e *apiError) error {
 // AddWorkflow adds a workflow, or replaces the one with its ID.
 func (t *Tenant) AddWorkflow(w Workflow) error { return t.store.addWorkflow(w) }
 
-// Workflows returns the tenant's workflows, by ID.
+// Workflows returns the tenant's workflows, oldest first, as every
+// listing of the kit does.
 func (t *Tenant) Workflows() []Workflow { return t.store.workflows() }
 
 // CreateProfile creates a profile with its default folder, as the API
@@ -85,7 +88,8 @@ func (t *Tenant) Profile(id string) (*profilesvc.Profile, bool) {
 	return ownProfile(p), true
 }
 
-// Profiles returns every profile of the tenant, oldest first.
+// Profiles returns every profile of the tenant, oldest first, as every
+// listing of the kit does.
 func (t *Tenant) Profiles() []*profilesvc.Profile {
 	ps := t.store.profiles()
 	for i, p := range ps {
@@ -145,16 +149,37 @@ func (t *Tenant) Analysis(id string) (*profilesvc.Analysis, bool) {
 	return &a, true
 }
 
-// Analyses returns a profile's analyses, newest first.
+// Analyses returns a profile's analyses, oldest first, as every listing
+// of the kit does.
 func (t *Tenant) Analyses(profileID string) []*profilesvc.Analysis {
-	ids := t.store.profileAnalysisIDs(profileID)
 	var out []*profilesvc.Analysis
-	for _, id := range slices.Backward(ids) {
+	for _, id := range t.store.profileAnalysisIDs(profileID) {
 		if a, ok := t.Analysis(id); ok {
 			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// AwaitAnalysis waits until the profile has an analysis, as one started by
+// the code under test in the background, and returns the newest: a test
+// waits for the start itself, never for a fixed time. When ctx ends first,
+// the error matches ctx's error.
+func (t *Tenant) AwaitAnalysis(ctx context.Context, profileID string) (*profilesvc.Analysis, error) {
+	for {
+		id, started := t.store.newestAnalysis(profileID)
+		if id != "" {
+			if a, ok := t.Analysis(id); ok {
+				return a, nil
+			}
+			continue // deleted meanwhile
+		}
+		select {
+		case <-started:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("mockserver: waiting for an analysis of profile %q: %w", profileID, ctx.Err())
+		}
+	}
 }
 
 // SetVerificationStatus records a person's verdict on an analysis.
@@ -177,7 +202,8 @@ func (t *Tenant) RemoveFault(id string) bool { return t.faults.remove(id) }
 // ClearFaults removes every fault.
 func (t *Tenant) ClearFaults() { t.faults.clear() }
 
-// Faults returns the active faults, with Times counting what is left.
+// Faults returns the active faults, oldest first, with Times counting what
+// is left.
 func (t *Tenant) Faults() []Fault { return t.faults.list() }
 
 // Requests returns the recorded requests, oldest first (the newest

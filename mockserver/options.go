@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"time"
@@ -27,17 +28,23 @@ type config struct {
 	recordBytes      int64
 	logger           *slog.Logger
 	analyzer         Analyzer
+	tls              bool
+	tlsCert          *tls.Certificate
+	corsOrigins      []string
+	reportDelay      time.Duration
 }
 
 // Defaults of the server's options.
 const (
 	DefaultAnalysisDuration = 3 * time.Second
-	DefaultMaxJSONBody      = 1 << 20
-	DefaultMaxUploadSize    = 32 << 20
-	DefaultUploadMemory     = 128 << 20
-	DefaultRecordSize       = 1000
-	DefaultRecordBytes      = 8 << 20
-	DefaultMaxTenants       = 10000
+	// TestAnalysisDuration is how long the analyses of NewTest take.
+	TestAnalysisDuration = 100 * time.Millisecond
+	DefaultMaxJSONBody   = 1 << 20
+	DefaultMaxUploadSize = 32 << 20
+	DefaultUploadMemory  = 128 << 20
+	DefaultRecordSize    = 1000
+	DefaultRecordBytes   = 8 << 20
+	DefaultMaxTenants    = 10000
 )
 
 func defaultConfig() config {

@@ -62,6 +62,9 @@ type requestRecord struct {
 	dropped         int           // entries dropped to keep within the bounds
 	unauthenticated int           // requests that failed authentication
 	gen             atomic.Uint64 // changed under mu; read without it
+	// changed, once asked for, is closed (and dropped) at the next add or
+	// reset, for AwaitRequest.
+	changed chan struct{}
 }
 
 // recordEntry is a request as the record keeps it.
@@ -130,6 +133,7 @@ func (r *requestRecord) add(gen uint64, e recordEntry) {
 	}
 	r.entries = append(r.entries, e)
 	r.bytes += size
+	r.notify()
 	for len(r.entries)-r.head > r.maxEntries || r.bytes > r.maxBytes {
 		r.bytes -= r.entries[r.head].size()
 		r.entries[r.head] = recordEntry{}
@@ -172,6 +176,25 @@ func (r *requestRecord) reset() {
 	defer r.mu.Unlock()
 	r.entries, r.head, r.bytes, r.dropped = nil, 0, 0, 0
 	r.gen.Add(1)
+	r.notify()
+}
+
+// changes returns a channel closed at the record's next change.
+func (r *requestRecord) changes() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.changed == nil {
+		r.changed = make(chan struct{})
+	}
+	return r.changed
+}
+
+// notify wakes those waiting for a change; r.mu is held.
+func (r *requestRecord) notify() {
+	if r.changed != nil {
+		close(r.changed)
+		r.changed = nil
+	}
 }
 
 // pendingRecord is a request on its way into its tenant's record: what is

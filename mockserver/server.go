@@ -3,6 +3,7 @@ package mockserver
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net"
@@ -34,8 +35,9 @@ type Server struct {
 	cursorKey []byte // signs listing cursors
 	clock     Clock
 
-	others  *tenantSet // multi-tenant: the other keys' namespaces
-	uploads *budget    // the memory of uploads under way
+	others  *tenantSet        // multi-tenant: the other keys' namespaces
+	cert    *x509.Certificate // served with WithTLS
+	uploads *budget           // the memory of uploads under way
 
 	closing   chan struct{} // closed by Close: long polls end
 	closeOnce sync.Once
@@ -59,9 +61,12 @@ func New(opts ...Option) *Server {
 }
 
 // NewTest starts a server for a test and closes it when the test ends.
+// Its analyses take 100ms (TestAnalysisDuration) unless opts say
+// otherwise: a test that does not care about timing does not wait the 3s
+// of New and the binary.
 func NewTest(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s, err := Start("127.0.0.1:0", opts...)
+	s, err := Start("127.0.0.1:0", append([]Option{WithAnalysisDuration(TestAnalysisDuration)}, opts...)...)
 	if err != nil {
 		t.Fatalf("mockserver: %v", err)
 	}
@@ -81,8 +86,16 @@ func Start(addr string, opts ...Option) (*Server, error) {
 		s.stopAll()
 		return nil, fmt.Errorf("listening on %s: %w", addr, err)
 	}
+	scheme := "http"
+	if s.cfg.tls {
+		if ln, s.cert, err = s.tlsListener(ln); err != nil {
+			s.stopAll()
+			return nil, err
+		}
+		scheme = "https"
+	}
 	s.listener = ln
-	s.URL = "http://" + dialableAddr(ln.Addr())
+	s.URL = scheme + "://" + dialableAddr(ln.Addr())
 	s.conns = map[net.Conn]http.ConnState{}
 	s.httpSrv = &http.Server{
 		Handler:           s,
@@ -153,12 +166,27 @@ func (s *Server) Handler() http.Handler { return s }
 // Client returns an SDK client pointed at the server with its API key;
 // opts are applied after those two.
 func (s *Server) Client(opts ...profilesvc.Option) *profilesvc.Client {
-	all := append([]profilesvc.Option{profilesvc.WithBaseURL(s.URL), profilesvc.WithAPIKey(s.APIKey)}, opts...)
+	all := []profilesvc.Option{profilesvc.WithBaseURL(s.URL), profilesvc.WithAPIKey(s.APIKey)}
+	if s.cert != nil {
+		all = append(all, profilesvc.WithHTTPClient(s.HTTPClient()))
+	}
+	all = append(all, opts...)
 	c, err := profilesvc.NewClient(all...)
 	if err != nil {
 		panic(fmt.Sprintf("mockserver: Client: %v", err))
 	}
 	return c
+}
+
+// HTTPClient returns an http.Client for the server: one that trusts its
+// certificate when it serves HTTPS, as httptest.Server.Client does.
+func (s *Server) HTTPClient() *http.Client {
+	if s.cert == nil {
+		return &http.Client{}
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(s.cert)
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 }
 
 // Close stops the server: it ends long polls at once, stops running

@@ -127,11 +127,15 @@ func (rec *analysisRec) stopRun() {
 // store holds its lock while they run.
 type state struct {
 	workflows map[string]*Workflow
+	flowOrder []string // the workflows' IDs, oldest first
 	profiles  map[string]*profileRec
 	folders   map[string]*folderRec
 	items     map[string]*itemRec
 	analyses  map[string]*analysisRec
 	seq       int64 // the last creation sequence number given
+	// started, once asked for, is closed (and dropped) when an analysis
+	// starts, for AwaitAnalysis.
+	started chan struct{}
 
 	ids   *idGen
 	clock Clock
@@ -152,10 +156,19 @@ func newState(workflows []Workflow, ids *idGen, clock Clock, arm func(*analysisR
 		arm:       arm,
 	}
 	for _, w := range workflows {
-		wc := w.Clone()
-		st.workflows[wc.ID] = &wc
+		st.putWorkflow(w)
 	}
 	return st
+}
+
+// putWorkflow adds a workflow, or replaces the one with its ID in its
+// place.
+func (st *state) putWorkflow(w Workflow) {
+	wc := w.Clone()
+	if st.workflows[wc.ID] == nil {
+		st.flowOrder = append(st.flowOrder, wc.ID)
+	}
+	st.workflows[wc.ID] = &wc
 }
 
 // now returns the server's time in UTC, to the millisecond.
@@ -194,6 +207,7 @@ func (st *state) runningAnalysis(p *profileRec) *analysisRec {
 func (st *state) clone() *state {
 	c := *st
 	c.workflows = maps.Clone(st.workflows)
+	c.flowOrder = slices.Clone(st.flowOrder)
 	c.items = maps.Clone(st.items)
 	c.analyses = maps.Clone(st.analyses)
 	c.profiles = make(map[string]*profileRec, len(st.profiles))
@@ -235,6 +249,9 @@ func (s *store) reset() {
 		rec.notify()
 	}
 	old := s.st
+	if old.started != nil {
+		close(old.started)
+	}
 	s.st = newState(s.base, old.ids, old.clock, old.arm)
 }
 
@@ -252,19 +269,18 @@ func (s *store) addWorkflow(w Workflow) error {
 	if err := w.Validate(); err != nil {
 		return err
 	}
-	wc := w.Clone()
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
-	s.st.workflows[wc.ID] = &wc
+	s.st.putWorkflow(w)
 	return nil
 }
 
-// workflows returns the workflows, by ID.
+// workflows returns the workflows, oldest first.
 func (s *store) workflows() []Workflow {
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
-	out := make([]Workflow, 0, len(s.st.workflows))
-	for _, id := range slices.Sorted(maps.Keys(s.st.workflows)) {
+	out := make([]Workflow, 0, len(s.st.flowOrder))
+	for _, id := range s.st.flowOrder {
 		out = append(out, s.st.workflows[id].Clone())
 	}
 	return out

@@ -79,6 +79,10 @@ func (st *state) startAnalysis(spec analysisSpec) (*analysisRec, *apiError) {
 	if st.arm != nil {
 		rec.timers = st.arm(rec)
 	}
+	if st.started != nil {
+		close(st.started)
+		st.started = nil
+	}
 	return rec, nil
 }
 
@@ -280,6 +284,20 @@ func (s *store) pollState(id string) ([]byte, bool, <-chan struct{}, *apiError) 
 		return nil, false, nil, analysisNotFound(id)
 	}
 	return rec.encodedJSON(), rec.done(), rec.changed, nil
+}
+
+// newestAnalysis returns the ID of a profile's newest analysis, or "",
+// with a channel closed when the next analysis of the tenant starts.
+func (s *store) newestAnalysis(profileID string) (string, <-chan struct{}) {
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
+	if s.st.started == nil {
+		s.st.started = make(chan struct{})
+	}
+	if p := s.st.profiles[profileID]; p != nil && len(p.analysisIDs) > 0 {
+		return p.analysisIDs[len(p.analysisIDs)-1], s.st.started
+	}
+	return "", s.st.started
 }
 
 // profileAnalysisIDs returns a profile's analyses, oldest first.

@@ -67,8 +67,7 @@ func (st *state) loadSeed(seed *Seed, specs [][][]*itemSpec) error {
 		if err := w.Validate(); err != nil {
 			return fmt.Errorf("workflow %q: %w", w.ID, err)
 		}
-		wc := w.Clone()
-		st.workflows[w.ID] = &wc
+		st.putWorkflow(w)
 	}
 	for i, sp := range seed.Profiles {
 		where := fmt.Sprintf("profiles[%d]", i)

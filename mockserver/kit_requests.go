@@ -1,0 +1,248 @@
+package mockserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// RequestMatch selects recorded requests. An empty field matches anything.
+type RequestMatch struct {
+	// Method is the request's method, such as "POST".
+	Method string
+	// Path is a route pattern on the path's unescaped segments:
+	// "/v1/analyses/*/report", where "*" matches one segment; an ID may be
+	// given literally.
+	Path string
+	// Query holds parameters the request must carry with these values;
+	// others may come with them.
+	Query url.Values
+	// Status is the status of the answer (0 for a dropped connection
+	// cannot be asked for: 0 matches any).
+	Status int
+}
+
+// String shows the match as a request line.
+func (m RequestMatch) String() string {
+	var b strings.Builder
+	b.WriteString(or(m.Method, "*"))
+	b.WriteString(" ")
+	b.WriteString(or(m.Path, "/**"))
+	if len(m.Query) > 0 {
+		b.WriteString("?" + m.Query.Encode())
+	}
+	if m.Status != 0 {
+		fmt.Fprintf(&b, " → %d", m.Status)
+	}
+	return b.String()
+}
+
+func or(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+// mismatches returns the fields of m that r does not match: "method",
+// "path", "query", "status".
+func (m RequestMatch) mismatches(r RecordedRequest) []string {
+	var out []string
+	if m.Method != "" && !strings.EqualFold(m.Method, r.Method) {
+		out = append(out, "method")
+	}
+	if m.Path != "" && !pathMatches(m.Path, r.Path) {
+		out = append(out, "path")
+	}
+	for k, want := range m.Query {
+		if !slices.Equal(r.Query[k], want) {
+			out = append(out, "query")
+			break
+		}
+	}
+	if m.Status != 0 && m.Status != r.Status {
+		out = append(out, "status")
+	}
+	return out
+}
+
+// Matches reports whether r is one of the requests m selects.
+func (m RequestMatch) Matches(r RecordedRequest) bool { return len(m.mismatches(r)) == 0 }
+
+// pathMatches matches a pattern against an escaped path, segment by
+// unescaped segment.
+func pathMatches(pattern, escaped string) bool {
+	ps := strings.Split(strings.Trim(pattern, "/"), "/")
+	rs := strings.Split(strings.Trim(escaped, "/"), "/")
+	if len(ps) != len(rs) {
+		return false
+	}
+	for i, p := range ps {
+		seg, err := url.PathUnescape(rs[i])
+		if err != nil {
+			seg = rs[i]
+		}
+		if p != "*" && p != seg {
+			return false
+		}
+	}
+	return true
+}
+
+// RequestsMatching returns the recorded requests that m selects, oldest
+// first.
+func (t *Tenant) RequestsMatching(m RequestMatch) []RecordedRequest {
+	var out []RecordedRequest
+	for _, r := range t.Requests() {
+		if m.Matches(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// AwaitRequest returns the first recorded request (since the last
+// ClearRequests or Reset) that m selects, waiting for it if it has not
+// come yet: a test waits for the request its code under test sends in the
+// background, never for a fixed time. When ctx ends first, the error
+// matches ctx's error.
+func (t *Tenant) AwaitRequest(ctx context.Context, m RequestMatch) (RecordedRequest, error) {
+	for {
+		changed := t.record.changes()
+		if got := t.RequestsMatching(m); len(got) > 0 {
+			return got[0], nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return RecordedRequest{}, fmt.Errorf("mockserver: waiting for a request %s: %w", m, ctx.Err())
+		}
+	}
+}
+
+// ExpectRequests fails t unless exactly n recorded requests match m. Its
+// message lists the near misses: the recorded requests that differ from m
+// in one field, and which, so that a wrong path or a missing query
+// parameter shows at once.
+func (t *Tenant) ExpectRequests(tb testing.TB, m RequestMatch, n int) {
+	tb.Helper()
+	all := t.Requests()
+	var matched int
+	var near []string
+	for _, r := range all {
+		switch miss := m.mismatches(r); len(miss) {
+		case 0:
+			matched++
+		case 1:
+			near = append(near, fmt.Sprintf("  %s %s", describeRequest(r), "(differs in "+miss[0]+")"))
+		}
+	}
+	if matched == n {
+		return
+	}
+	msg := fmt.Sprintf("mockserver: %d requests match %s, want %d (of %d recorded)", matched, m, n, len(all))
+	if len(near) > 0 {
+		msg += "\nnear misses:\n" + strings.Join(near, "\n")
+	}
+	tb.Error(msg)
+}
+
+// describeRequest is a recorded request as a line.
+func describeRequest(r RecordedRequest) string {
+	line := r.Method + " " + r.Path
+	if len(r.Query) > 0 {
+		line += "?" + r.Query.Encode()
+	}
+	return fmt.Sprintf("%s → %d", line, r.Status)
+}
+
+// BodyText returns the recorded body as text.
+func (r RecordedRequest) BodyText() string { return string(r.Body) }
+
+// DecodeJSON decodes the recorded body, a JSON value, into v.
+func (r RecordedRequest) DecodeJSON(v any) error {
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		return fmt.Errorf("mockserver: the recorded body of %s %s: %w", r.Method, r.Path, err)
+	}
+	return nil
+}
+
+// isJSONBody reports whether a request says its body is JSON.
+func isJSONBody(r RecordedRequest) bool {
+	ct := strings.ToLower(r.Header.Get("Content-Type"))
+	return strings.HasPrefix(ct, "application/json") || strings.Contains(ct, "+json")
+}
+
+// recordedJSON is the JSON form of a recorded request: a JSON body (one
+// sent as application/json) as JSON, a text body as a string with
+// bodyEncoding "text", any other as base64 with bodyEncoding "base64".
+type recordedJSON struct {
+	Time          string          `json:"time"`
+	RequestID     string          `json:"requestId"`
+	Method        string          `json:"method"`
+	Path          string          `json:"path"`
+	Query         url.Values      `json:"query,omitempty"`
+	Header        http.Header     `json:"header"`
+	Body          json.RawMessage `json:"body,omitempty"`
+	BodyEncoding  string          `json:"bodyEncoding,omitempty"`
+	BodyTruncated bool            `json:"bodyTruncated,omitempty"`
+	BodySize      int64           `json:"bodySize,omitempty"`
+	Status        int             `json:"status"`
+}
+
+// MarshalJSON encodes the request with its body readable: see
+// recordedJSON.
+func (r RecordedRequest) MarshalJSON() ([]byte, error) {
+	j := recordedJSON{
+		Time: r.Time.Format(time.RFC3339Nano), RequestID: r.RequestID, Method: r.Method, Path: r.Path,
+		Query: r.Query, Header: r.Header, BodyTruncated: r.BodyTruncated, BodySize: r.BodySize, Status: r.Status,
+	}
+	switch {
+	case len(r.Body) == 0:
+	case !r.BodyTruncated && isJSONBody(r) && json.Valid(r.Body):
+		j.Body = r.Body
+	case utf8.Valid(r.Body):
+		j.Body, _ = json.Marshal(string(r.Body))
+		j.BodyEncoding = "text"
+	default:
+		j.Body, _ = json.Marshal(r.Body) // base64
+		j.BodyEncoding = "base64"
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON decodes what MarshalJSON encodes.
+func (r *RecordedRequest) UnmarshalJSON(b []byte) error {
+	var j recordedJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = RecordedRequest{RequestID: j.RequestID, Method: j.Method, Path: j.Path, Query: j.Query, Header: j.Header,
+		BodyTruncated: j.BodyTruncated, BodySize: j.BodySize, Status: j.Status}
+	if j.Time != "" {
+		if err := r.Time.UnmarshalText([]byte(j.Time)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(j.Body) == 0:
+	case j.BodyEncoding == "base64":
+		return json.Unmarshal(j.Body, &r.Body)
+	case j.BodyEncoding == "text":
+		var s string
+		if err := json.Unmarshal(j.Body, &s); err != nil {
+			return err
+		}
+		r.Body = []byte(s)
+	default:
+		r.Body = append([]byte(nil), j.Body...)
+	}
+	return nil
+}
