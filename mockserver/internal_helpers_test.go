@@ -2,15 +2,18 @@ package mockserver
 
 // The shared helpers of the mock server's internal tests (package
 // mockserver): requests to a running server and checks of their answers,
-// the documents the engine reads, the fixtures of the report tests, and a
-// clock that tells a test when the server holds a long poll.
+// the documents the engine reads, the fixtures of the report tests, a
+// clock that tells a test when the server holds a long poll, and a request
+// as the middleware's stages see it.
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +51,11 @@ func (r *response) String() string {
 		b = b[:400]
 	}
 	return fmt.Sprintf("%d %q", r.status, b)
+}
+
+// recorded is the answer a handler wrote to a recorder.
+func recorded(rec *httptest.ResponseRecorder) *response {
+	return &response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 }
 
 // send sends a request to srv with the server's API key.
@@ -315,4 +323,40 @@ func waitSignal(t *testing.T, ch <-chan struct{}, what string) {
 	case <-time.After(10 * time.Second):
 		require.FailNowf(t, "no signal", "%s within 10s", what)
 	}
+}
+
+// ---------------------------------------------------------------------
+// A request as the middleware's stages see it.
+
+// newExchange gives r the exchange ServeHTTP would, writing to a
+// recorder, and puts it in r's context under exchangeKey{}; it returns
+// the exchange, the request that carries it and the recorder.
+func newExchange(srv *Server, r *http.Request) (*exchange, *http.Request, *httptest.ResponseRecorder) {
+	rec := httptest.NewRecorder()
+	x := &exchange{ResponseWriter: rec, srv: srv, requestID: srv.reqIDs.next("req_"), start: time.Now()}
+	return x, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)), rec
+}
+
+// probe is the next handler of a stage under test: it notes that it ran,
+// and then does what it is given, if anything.
+type probe struct {
+	ran   bool
+	serve func(w http.ResponseWriter, r *http.Request)
+}
+
+func (p *probe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.ran = true
+	if p.serve != nil {
+		p.serve(w, r)
+	}
+}
+
+// newHandlerServer makes a server that does not listen, for the tests
+// that call its handlers directly; it is closed when the test ends.
+func newHandlerServer(t *testing.T, opts ...Option) *Server {
+	t.Helper()
+	srv, err := NewHandler(opts...)
+	require.NoError(t, err, "NewHandler")
+	t.Cleanup(srv.Close)
+	return srv
 }
