@@ -2,7 +2,11 @@ package mockserver_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
@@ -14,33 +18,31 @@ import (
 // none may change the state.
 func TestBadInput(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t, mockserver.WithMaxJSONBody(1024), mockserver.WithMaxUploadSize(4096), mockserver.WithManualAnalyses())
-	pid, def := hProfile(t, srv, "Subject")
-	fid := hFolder(t, srv, pid, "Second")
-	textID := hTextItem(t, srv, def, "note", "hello")
-	fileID := hObj(t, hUpload(t, srv, def, "a.txt", []byte("file")), http.StatusCreated)["id"].(string)
-	aid := hStart(t, srv, pid, textID)
-	if err := srv.CompleteAnalysis(aid); err != nil {
-		t.Fatal(err)
-	}
+	srv := newServer(t, mockserver.WithMaxJSONBody(1024), mockserver.WithMaxUploadSize(4096), mockserver.WithManualAnalyses())
+	pid, def := createProfile(t, srv, "Subject")
+	fid := createFolder(t, srv, pid, "Second")
+	textID := createTextItem(t, srv, def, "note", "hello")
+	fileID := jsonObject(t, upload(t, srv, def, "a.txt", []byte("file")), http.StatusCreated)["id"].(string)
+	aid := startAnalysis(t, srv, pid, textID)
+	require.NoError(t, srv.CompleteAnalysis(aid))
 
 	const (
 		jsonCT = "application/json"
 		b400   = http.StatusBadRequest
 		v      = "VALIDATION_ERROR"
 	)
-	big := hRepeat("x", 2000)             // over the 1024-byte JSON limit
-	bigFile := []byte(hRepeat("y", 5000)) // over the 4096-byte upload limit
+	big := strings.Repeat("x", 2000)             // over the 1024-byte JSON limit
+	bigFile := []byte(strings.Repeat("y", 5000)) // over the 4096-byte upload limit
 	target := `{"targetItems":[{"itemId":"` + textID + `"}]`
 	mp := func(filename string, data []byte, fields ...[2]string) (string, string) {
-		b, ct := hMultipart(t, filename, data, fields...)
+		b, ct := multipartBody(t, filename, data, fields...)
 		return string(b), ct
 	}
 	mpNoFile, mpNoFileCT := mp("", nil, [2]string{"name", "x"})
 	mpUnknown, mpUnknownCT := mp("a.txt", []byte("a"), [2]string{"colour", "red"})
 	mpMeta, mpMetaCT := mp("a.txt", []byte("a"), [2]string{"metadata", `"not an object"`})
 	mpMetaArr, mpMetaArrCT := mp("a.txt", []byte("a"), [2]string{"metadata", `[1,2]`})
-	mpName, mpNameCT := mp("a.txt", []byte("a"), [2]string{"name", hRepeat("n", 256)})
+	mpName, mpNameCT := mp("a.txt", []byte("a"), [2]string{"name", strings.Repeat("n", 256)})
 	mpEmptyName, mpEmptyNameCT := mp("a.txt", []byte("a"), [2]string{"name", ""})
 	mpBig, mpBigCT := mp("big.txt", bigFile)
 	mpTrunc, mpTruncCT := mp("a.txt", []byte("abc"))
@@ -82,7 +84,7 @@ func TestBadInput(t *testing.T) {
 		{"create profile: null body", "POST", profiles, jsonCT, `null`, false, b400, v, "name"},
 		{"create profile: empty body", "POST", profiles, jsonCT, ``, false, b400, v, "empty"},
 		{"create profile: missing name", "POST", profiles, jsonCT, `{"description":"d"}`, false, b400, v, "name"},
-		{"create profile: 256-character name", "POST", profiles, jsonCT, `{"name":"` + hRepeat("가", 256) + `"}`, false, b400, v, "name"},
+		{"create profile: 256-character name", "POST", profiles, jsonCT, `{"name":"` + strings.Repeat("가", 256) + `"}`, false, b400, v, "name"},
 		{"create profile: text/plain", "POST", profiles, "text/plain", `{"name":"a"}`, false, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type"},
 		{"create profile: form encoded", "POST", profiles, "application/x-www-form-urlencoded", `name=a`, false, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type"},
 		{"create profile: no Content-Type", "POST", profiles, "", `{"name":"a"}`, false, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type"},
@@ -95,7 +97,7 @@ func TestBadInput(t *testing.T) {
 		{"list profiles: sort size", "GET", profiles + "?sort=size", "", "", false, b400, v, "sort"},
 		{"list profiles: order up", "GET", profiles + "?order=up", "", "", false, b400, v, "order"},
 		{"list profiles: bad cursor", "GET", profiles + "?cursor=bad!", "", "", false, b400, v, "cursor"},
-		{"list profiles: long search", "GET", profiles + "?search=" + hRepeat("s", 256), "", "", false, b400, v, "search"},
+		{"list profiles: long search", "GET", profiles + "?search=" + strings.Repeat("s", 256), "", "", false, b400, v, "search"},
 		{"list profiles: unknown parameter", "GET", profiles + "?page=2", "", "", false, b400, v, "page"},
 		{"list profiles: invalid percent-escape", "GET", profiles + "?cursor=%zz", "", "", false, b400, v, "%zz"},
 
@@ -109,7 +111,7 @@ func TestBadInput(t *testing.T) {
 		{"update profile: field name in another case", "PATCH", profile, jsonCT, `{"NAME":""}`, false, b400, v, "unknown field"},
 		{"update profile: trailing data", "PATCH", profile, jsonCT, `{}{}`, false, b400, v, "JSON"},
 		{"update profile: empty name", "PATCH", profile, jsonCT, `{"name":""}`, false, b400, v, "name"},
-		{"update profile: 256-character name", "PATCH", profile, jsonCT, `{"name":"` + hRepeat("a", 256) + `"}`, false, b400, v, "name"},
+		{"update profile: 256-character name", "PATCH", profile, jsonCT, `{"name":"` + strings.Repeat("a", 256) + `"}`, false, b400, v, "name"},
 		{"update profile: text/plain", "PATCH", profile, "text/plain", `{}`, false, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type"},
 		{"update profile: over the JSON limit", "PATCH", profile, jsonCT, `{"description":"` + big + `"}`, false, 413, "PAYLOAD_TOO_LARGE", "limit"},
 
@@ -118,7 +120,7 @@ func TestBadInput(t *testing.T) {
 		{"create folder: name an array", "POST", folders, jsonCT, `{"name":["a"]}`, false, b400, v, "name"},
 		{"create folder: missing name", "POST", folders, jsonCT, `{}`, false, b400, v, "name"},
 		{"create folder: whitespace name", "POST", folders, jsonCT, `{"name":"   "}`, false, b400, v, "name"},
-		{"create folder: 256-character name", "POST", folders, jsonCT, `{"name":"` + hRepeat("f", 256) + `"}`, false, b400, v, "name"},
+		{"create folder: 256-character name", "POST", folders, jsonCT, `{"name":"` + strings.Repeat("f", 256) + `"}`, false, b400, v, "name"},
 		{"create folder: unknown field", "POST", folders, jsonCT, `{"name":"a","isDefault":true}`, false, b400, v, "isDefault"},
 		{"create folder: text/plain", "POST", folders, "text/plain", `{"name":"a"}`, false, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type"},
 		{"create folder: over the JSON limit", "POST", folders, jsonCT, `{"name":"` + big + `"}`, false, 413, "PAYLOAD_TOO_LARGE", "limit"},
@@ -128,14 +130,14 @@ func TestBadInput(t *testing.T) {
 		{"list folders: sort bogus", "GET", folders + "?sort=bogus", "", "", false, b400, v, "sort"},
 		{"list folders: order sideways", "GET", folders + "?order=sideways", "", "", false, b400, v, "order"},
 		{"list folders: cursor garbage", "GET", folders + "?cursor=garbage!!", "", "", false, b400, v, "cursor"},
-		{"list folders: long search", "GET", folders + "?search=" + hRepeat("s", 300), "", "", false, b400, v, "search"},
+		{"list folders: long search", "GET", folders + "?search=" + strings.Repeat("s", 300), "", "", false, b400, v, "search"},
 		{"list folders: unknown parameter", "GET", folders + "?q=x", "", "", false, b400, v, "q"},
 
 		// PATCH /v1/folders/{folderId}
 		{"rename folder: malformed JSON", "PATCH", folder, jsonCT, `{"name":"a"`, false, b400, v, "JSON"},
 		{"rename folder: name a boolean", "PATCH", folder, jsonCT, `{"name":true}`, false, b400, v, "name"},
 		{"rename folder: missing name", "PATCH", folder, jsonCT, `{}`, false, b400, v, "name"},
-		{"rename folder: 256-character name", "PATCH", folder, jsonCT, `{"name":"` + hRepeat("r", 256) + `"}`, false, b400, v, "name"},
+		{"rename folder: 256-character name", "PATCH", folder, jsonCT, `{"name":"` + strings.Repeat("r", 256) + `"}`, false, b400, v, "name"},
 		{"rename folder: unknown field", "PATCH", folder, jsonCT, `{"name":"a","profileId":"x"}`, false, b400, v, "profileId"},
 		{"rename folder: text/plain", "PATCH", folder, "text/plain", `{"name":"a"}`, false, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type"},
 		{"rename folder: over the JSON limit", "PATCH", folder, jsonCT, `{"name":"` + big + `"}`, false, 413, "PAYLOAD_TOO_LARGE", "limit"},
@@ -148,7 +150,7 @@ func TestBadInput(t *testing.T) {
 		{"create item: missing content", "POST", items, jsonCT, `{"type":"text"}`, false, b400, v, "content"},
 		{"create item: text content a number", "POST", items, jsonCT, `{"type":"text","content":5}`, false, b400, v, "content"},
 		{"create item: name a number", "POST", items, jsonCT, `{"type":"text","content":"x","name":1}`, false, b400, v, "name"},
-		{"create item: 256-character name", "POST", items, jsonCT, `{"type":"text","content":"x","name":"` + hRepeat("i", 256) + `"}`, false, b400, v, "name"},
+		{"create item: 256-character name", "POST", items, jsonCT, `{"type":"text","content":"x","name":"` + strings.Repeat("i", 256) + `"}`, false, b400, v, "name"},
 		{"create item: unknown field", "POST", items, jsonCT, `{"type":"text","content":"x","status":"ACTIVE"}`, false, b400, v, "status"},
 		{"create item: field name in another case", "POST", items, jsonCT, `{"Type":"bogus","content":"x"}`, false, b400, v, "unknown field"},
 		{"create item: text/plain", "POST", items, "text/plain", `hello`, false, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type"},
@@ -173,7 +175,7 @@ func TestBadInput(t *testing.T) {
 		{"update item: content of a file", "PATCH", "/v1/items/" + fileID, jsonCT, `{"content":"x"}`, false, b400, v, "content"},
 		{"update item: unknown field", "PATCH", item, jsonCT, `{"type":"json"}`, false, b400, v, "type"},
 		{"update item: field name in another case", "PATCH", item, jsonCT, `{"Content":{"a":1}}`, false, b400, v, "unknown field"},
-		{"update item: 256-character name", "PATCH", item, jsonCT, `{"name":"` + hRepeat("n", 256) + `"}`, false, b400, v, "name"},
+		{"update item: 256-character name", "PATCH", item, jsonCT, `{"name":"` + strings.Repeat("n", 256) + `"}`, false, b400, v, "name"},
 		{"update item: text/plain", "PATCH", item, "text/plain", `{}`, false, 415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type"},
 		{"update item: over the JSON limit", "PATCH", item, jsonCT, `{"content":"` + big + `"}`, false, 413, "PAYLOAD_TOO_LARGE", "limit"},
 
@@ -246,57 +248,40 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var r *hResp
+			var r *response
 			if c.rawTCP {
-				r = hRawTCP(t, srv, c.method, c.path, map[string]string{"x-api-key": srv.APIKey})
+				r = sendRaw(t, srv, c.method, c.path, map[string]string{"x-api-key": srv.APIKey})
 			} else {
 				var body []byte
 				if c.body != "" || c.ctype != "" {
 					body = []byte(c.body)
 				}
-				r = hSend(t, srv, hReq{Method: c.method, Path: c.path, ContentType: c.ctype, Body: body})
+				r = send(t, srv, request{Method: c.method, Path: c.path, ContentType: c.ctype, Body: body})
 			}
-			if r.Status >= 500 {
-				t.Fatalf("server error: %s", r)
-			}
-			if r.Status >= 300 && r.Status < 400 || r.Header.Get("Location") != "" {
-				t.Fatalf("redirect: %d to %q", r.Status, r.Header.Get("Location"))
-			}
+			require.Less(t, r.Status, 500, "server error: %s", r)
+			require.False(t, r.Status >= 300 && r.Status < 400 || r.Header.Get("Location") != "", "redirect: %d to %q", r.Status, r.Header.Get("Location"))
 			if c.method == "HEAD" {
-				if r.Status != c.status || len(r.Body) != 0 || r.Header.Get("Content-Type") != "application/json; charset=utf-8" {
-					t.Errorf("HEAD: status %d, Content-Type %q, %d bytes of body; want %d, the GET's Content-Type and no body",
-						r.Status, r.Header.Get("Content-Type"), len(r.Body), c.status)
-				}
+				assert.Equal(t, c.status, r.Status, "status")
+				assert.Empty(t, r.Body, "a HEAD answer has no body")
+				assert.Equal(t, "application/json; charset=utf-8", r.Header.Get("Content-Type"), "the GET's Content-Type")
 				return
 			}
-			hErr(t, r, c.status, c.code, c.msg)
+			wantError(t, r, c.status, c.code, c.msg)
 		})
 	}
 
 	// None of it changed anything.
 	t.Run("state unchanged", func(t *testing.T) {
-		if n := len(srv.Profiles()); n != 1 {
-			t.Errorf("%d profiles, want 1", n)
-		}
-		p := hJSON(t, srv, "GET", profile, nil, http.StatusOK)
-		if p["name"] != "Subject" || p["itemsCount"] != float64(2) {
-			t.Errorf("profile = %v", p)
-		}
-		f := hJSON(t, srv, "GET", folder, nil, http.StatusOK)
-		if f["name"] != "Second" {
-			t.Errorf("folder = %v", f)
-		}
-		it := hJSON(t, srv, "GET", item, nil, http.StatusOK)
-		if it["name"] != "note" || it["content"] != "hello" || it["status"] != "ACTIVE" {
-			t.Errorf("item = %v", it)
-		}
-		hEqualJSON(t, "item metadata", it["metadata"], map[string]any{})
-		if n := len(srv.Analyses(pid)); n != 1 {
-			t.Errorf("%d analyses, want 1", n)
-		}
-		d := hJSON(t, srv, "GET", "/v1/folders/"+def, nil, http.StatusOK)
-		if n := len(hArr(t, "default folder", d, "items")); n != 2 {
-			t.Errorf("default folder has %d items, want 2", n)
-		}
+		assert.Len(t, srv.Profiles(), 1, "profiles")
+		p := doJSON(t, srv, "GET", profile, nil, http.StatusOK)
+		assert.True(t, p["name"] == "Subject" && p["itemsCount"] == float64(2), "profile = %v", p)
+		f := doJSON(t, srv, "GET", folder, nil, http.StatusOK)
+		assert.Equal(t, "Second", f["name"], "folder = %v", f)
+		it := doJSON(t, srv, "GET", item, nil, http.StatusOK)
+		assert.True(t, it["name"] == "note" && it["content"] == "hello" && it["status"] == "ACTIVE", "item = %v", it)
+		wantSameJSON(t, "item metadata", it["metadata"], map[string]any{})
+		assert.Len(t, srv.Analyses(pid), 1, "analyses")
+		d := doJSON(t, srv, "GET", "/v1/folders/"+def, nil, http.StatusOK)
+		assert.Len(t, arrayField(t, "default folder", d, "items"), 2, "items of the default folder")
 	})
 }

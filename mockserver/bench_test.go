@@ -23,8 +23,7 @@ package mockserver_test
 //
 // Every benchmark also runs with -benchtime=1x, to check that it still
 // works. The file is for unix systems: BenchmarkLongPollHold needs
-// getrlimit and re-executes the test binary. Every helper here starts with
-// "bench".
+// getrlimit and re-executes the test binary.
 
 import (
 	"bufio"
@@ -47,6 +46,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
@@ -54,58 +56,53 @@ import (
 // The documents of a typical analysis: a passport, a bank statement and a
 // utility bill.
 const (
-	benchPassport  = "PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12\nPassport Number: X1234567\nExpiry Date: 2031-05-01\nAddress: 12 Harbour Road, Busan\n"
-	benchStatement = "BANK STATEMENT\nAccount Holder: Jane Doe\nFull Name: Jane Doe\nAddress: 12 Harbour Road, Busan\nAccount Number: 110-234-567890\nMonthly Income: 4200\n"
-	benchBill      = "UTILITY BILL\nElectricity\nCustomer Name: Jane Doe\nFull Name: Jane Doe\nAddress: 12 Harbour Road, Busan\nAmount Due: 84.20\n"
+	typicalPassport  = "PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12\nPassport Number: X1234567\nExpiry Date: 2031-05-01\nAddress: 12 Harbour Road, Busan\n"
+	typicalStatement = "BANK STATEMENT\nAccount Holder: Jane Doe\nFull Name: Jane Doe\nAddress: 12 Harbour Road, Busan\nAccount Number: 110-234-567890\nMonthly Income: 4200\n"
+	typicalBill      = "UTILITY BILL\nElectricity\nCustomer Name: Jane Doe\nFull Name: Jane Doe\nAddress: 12 Harbour Road, Busan\nAmount Due: 84.20\n"
 )
 
-// benchTransport is a keep-alive transport for conns connections to one
+// keepAliveTransport is a keep-alive transport for conns connections to one
 // host.
-func benchTransport(conns int) *http.Transport {
+func keepAliveTransport(conns int) *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns = conns
 	tr.MaxIdleConnsPerHost = conns
 	return tr
 }
 
-// benchSDK returns an SDK client of srv over its own transport, closed when
+// sdkClient returns an SDK client of srv over its own transport, closed when
 // the benchmark ends.
-func benchSDK(b *testing.B, srv *mockserver.Server) *profilesvc.Client {
+func sdkClient(b *testing.B, srv *mockserver.Server) *profilesvc.Client {
 	b.Helper()
-	tr := benchTransport(8)
+	tr := keepAliveTransport(8)
 	b.Cleanup(tr.CloseIdleConnections)
 	return srv.Client(profilesvc.WithHTTPClient(&http.Client{Transport: tr}))
 }
 
-// benchProfile creates a profile whose default folder holds the three
+// typicalProfile creates a profile whose default folder holds the three
 // documents of a typical analysis, then extra items of about 200 bytes;
 // it returns the profile's ID, its default folder's ID and the documents'
 // item IDs.
-func benchProfile(b *testing.B, srv *mockserver.Server, extra int) (pid, fid string, docs []string) {
+func typicalProfile(b *testing.B, srv *mockserver.Server, extra int) (pid, fid string, docs []string) {
 	b.Helper()
 	p, err := srv.CreateProfile(mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Jane Doe"})
-	if err != nil {
-		b.Fatalf("CreateProfile: %v", err)
-	}
+	require.NoError(b, err, "CreateProfile")
 	fid = p.DefaultFolder().ID
-	for _, doc := range [][2]string{{"passport.txt", benchPassport}, {"bank_statement.txt", benchStatement}, {"utility_bill.txt", benchBill}} {
+	for _, doc := range [][2]string{{"passport.txt", typicalPassport}, {"bank_statement.txt", typicalStatement}, {"utility_bill.txt", typicalBill}} {
 		it, err := srv.AddTextItem(fid, doc[0], doc[1])
-		if err != nil {
-			b.Fatalf("AddTextItem: %v", err)
-		}
+		require.NoError(b, err, "AddTextItem")
 		docs = append(docs, it.ID)
 	}
 	for i := range extra {
-		if _, err := srv.AddTextItem(fid, fmt.Sprintf("note_%d.txt", i), benchItemText(0, i+3)); err != nil {
-			b.Fatalf("AddTextItem: %v", err)
-		}
+		_, err := srv.AddTextItem(fid, fmt.Sprintf("note_%d.txt", i), itemText(0, i+3))
+		require.NoError(b, err, "AddTextItem")
 	}
 	return p.ID, fid, docs
 }
 
-// benchItemText is a text item of 200 bytes: one of the three documents of
+// itemText is a text item of 200 bytes: one of the three documents of
 // person p, told apart by the item number j.
-func benchItemText(p, j int) string {
+func itemText(p, j int) string {
 	var s string
 	switch j % 3 {
 	case 0:
@@ -122,24 +119,22 @@ func benchItemText(p, j int) string {
 	return s[:min(len(s), size)]
 }
 
-// benchStartAnalysis starts an analysis through the SDK.
-func benchStartAnalysis(b *testing.B, c *profilesvc.Client, pid string, items []string) string {
+// startBySDK starts an analysis through the SDK.
+func startBySDK(b *testing.B, c *profilesvc.Client, pid string, items []string) string {
 	b.Helper()
 	id, err := c.StartAnalysis(context.Background(), pid, profilesvc.StartAnalysisParams{ItemIDs: items})
-	if err != nil {
-		b.Fatalf("StartAnalysis: %v", err)
-	}
+	require.NoError(b, err, "StartAnalysis")
 	return id
 }
 
 // ---- Throughput ----
 
-// benchClients is the number of concurrent loopback clients of the
+// loadClients is the number of concurrent loopback clients of the
 // throughput benchmarks.
-const benchClients = 64
+const loadClients = 64
 
-// benchTarget is one server the load goes to.
-type benchTarget struct {
+// loadTarget is one server the load goes to.
+type loadTarget struct {
 	url     string
 	key     string
 	wantLen int64
@@ -147,7 +142,7 @@ type benchTarget struct {
 }
 
 // get sends one GET and reads the whole answer.
-func (t *benchTarget) get(ctx context.Context) error {
+func (t *loadTarget) get(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url, nil)
 	if err != nil {
 		return err
@@ -168,9 +163,9 @@ func (t *benchTarget) get(ctx context.Context) error {
 	return nil
 }
 
-// benchBatch sends total requests to t from workers goroutines and returns
+// sendBatch sends total requests to t from workers goroutines and returns
 // how long they took.
-func benchBatch(t *benchTarget, workers, total int) (time.Duration, error) {
+func sendBatch(t *loadTarget, workers, total int) (time.Duration, error) {
 	ctx := context.Background()
 	var (
 		next     atomic.Int64
@@ -195,31 +190,25 @@ func benchBatch(t *benchTarget, workers, total int) (time.Duration, error) {
 	return time.Since(start), firstErr
 }
 
-// benchTargets returns the mock's path as a target, and a bare net/http
+// loadTargets returns the mock's path as a target, and a bare net/http
 // server (httptest) that answers every request with the bytes and
 // Content-Type the mock answered that path with, captured once. Each has
-// its own transport with room for benchClients idle connections, warmed.
-func benchTargets(b *testing.B, srv *mockserver.Server, path string) (mock, bare *benchTarget) {
+// its own transport with room for loadClients idle connections, warmed.
+func loadTargets(b *testing.B, srv *mockserver.Server, path string) (mock, bare *loadTarget) {
 	b.Helper()
-	mockTr, bareTr := benchTransport(benchClients), benchTransport(benchClients)
+	mockTr, bareTr := keepAliveTransport(loadClients), keepAliveTransport(loadClients)
 	b.Cleanup(mockTr.CloseIdleConnections)
 	b.Cleanup(bareTr.CloseIdleConnections)
-	mock = &benchTarget{url: srv.URL + path, key: srv.APIKey, client: &http.Client{Transport: mockTr}}
+	mock = &loadTarget{url: srv.URL + path, key: srv.APIKey, client: &http.Client{Transport: mockTr}}
 
 	req, err := http.NewRequest(http.MethodGet, mock.url, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	req.Header.Set("x-api-key", srv.APIKey)
 	resp, err := mock.client.Do(req)
-	if err != nil {
-		b.Fatalf("GET %s: %v", path, err)
-	}
+	require.NoError(b, err, "GET %s", path)
 	body, err := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		b.Fatalf("GET %s: status %d, %v: %.300s", path, resp.StatusCode, err, body)
-	}
+	require.True(b, err == nil && resp.StatusCode == http.StatusOK, "GET %s: status %d, %v: %.300s", path, resp.StatusCode, err, body)
 	contentType := resp.Header.Get("Content-Type")
 	length := fmt.Sprint(len(body))
 	bareSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -231,21 +220,20 @@ func benchTargets(b *testing.B, srv *mockserver.Server, path string) (mock, bare
 	}))
 	b.Cleanup(bareSrv.Close)
 	mock.wantLen = int64(len(body))
-	bare = &benchTarget{url: bareSrv.URL + path, key: srv.APIKey, wantLen: int64(len(body)), client: &http.Client{Transport: bareTr}}
+	bare = &loadTarget{url: bareSrv.URL + path, key: srv.APIKey, wantLen: int64(len(body)), client: &http.Client{Transport: bareTr}}
 
-	for _, t := range []*benchTarget{mock, bare} {
-		if _, err := benchBatch(t, benchClients, 4*benchClients); err != nil {
-			b.Fatalf("warming up: %v", err)
-		}
+	for _, t := range []*loadTarget{mock, bare} {
+		_, err := sendBatch(t, loadClients, 4*loadClients)
+		require.NoError(b, err, "warming up")
 	}
 	return mock, bare
 }
 
-// benchParallel measures one target with b.RunParallel, so that
-// benchClients goroutines (at least) send requests, and reports req/s.
-func benchParallel(b *testing.B, t *benchTarget) {
+// measureParallel measures one target with b.RunParallel, so that
+// loadClients goroutines (at least) send requests, and reports req/s.
+func measureParallel(b *testing.B, t *loadTarget) {
 	procs := runtime.GOMAXPROCS(0)
-	b.SetParallelism((benchClients + procs - 1) / procs)
+	b.SetParallelism((loadClients + procs - 1) / procs)
 	b.ReportAllocs()
 	var failed atomic.Bool
 	b.RunParallel(func(pb *testing.PB) {
@@ -253,7 +241,7 @@ func benchParallel(b *testing.B, t *benchTarget) {
 		for pb.Next() {
 			if err := t.get(ctx); err != nil {
 				if failed.CompareAndSwap(false, true) {
-					b.Error(err)
+					assert.NoError(b, err)
 				}
 				return
 			}
@@ -262,27 +250,25 @@ func benchParallel(b *testing.B, t *benchTarget) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 }
 
-// benchRatioBatch is the number of requests sent to each target per
-// iteration of benchRatio.
-const benchRatioBatch = 2000
+// ratioBatch is the number of requests sent to each target per
+// iteration of measureRatio.
+const ratioBatch = 2000
 
-// benchRatio measures the mock and the bare server in alternating batches
-// of benchRatioBatch requests from benchClients goroutines (each iteration
+// measureRatio measures the mock and the bare server in alternating batches
+// of ratioBatch requests from loadClients goroutines (each iteration
 // is one batch to each, the order alternating), so that both meet the same
 // load on a shared machine, and reports each one's requests per second and
 // mock/bare (the goal: at least 0.80).
-func benchRatio(b *testing.B, mock, bare *benchTarget) {
+func measureRatio(b *testing.B, mock, bare *loadTarget) {
 	var mockTime, bareTime time.Duration
 	for i := range b.N {
-		order := []*benchTarget{mock, bare}
+		order := []*loadTarget{mock, bare}
 		if i%2 == 1 {
-			order = []*benchTarget{bare, mock}
+			order = []*loadTarget{bare, mock}
 		}
 		for _, t := range order {
-			d, err := benchBatch(t, benchClients, benchRatioBatch)
-			if err != nil {
-				b.Fatal(err)
-			}
+			d, err := sendBatch(t, loadClients, ratioBatch)
+			require.NoError(b, err)
 			if t == mock {
 				mockTime += d
 			} else {
@@ -291,7 +277,7 @@ func benchRatio(b *testing.B, mock, bare *benchTarget) {
 		}
 	}
 	b.StopTimer()
-	sent := float64(b.N * benchRatioBatch)
+	sent := float64(b.N * ratioBatch)
 	mockRate, bareRate := sent/mockTime.Seconds(), sent/bareTime.Seconds()
 	b.ReportMetric(mockRate, "mock-req/s")
 	b.ReportMetric(bareRate, "bare-req/s")
@@ -306,40 +292,55 @@ func benchRatio(b *testing.B, mock, bare *benchTarget) {
 func BenchmarkThroughput(b *testing.B) {
 	srv := mockserver.New(mockserver.WithManualAnalyses())
 	b.Cleanup(srv.Close)
-	pid, fid, docs := benchProfile(b, srv, 7)
-	id := benchStartAnalysis(b, benchSDK(b, srv), pid, docs)
-	if err := srv.CompleteAnalysis(id); err != nil {
-		b.Fatalf("CompleteAnalysis: %v", err)
-	}
+	pid, fid, docs := typicalProfile(b, srv, 7)
+	id := startBySDK(b, sdkClient(b, srv), pid, docs)
+	require.NoError(b, srv.CompleteAnalysis(id), "CompleteAnalysis")
 	for _, ep := range []struct{ name, path string }{
 		{"analysis", "/v1/analyses/" + id},
 		{"folder", "/v1/folders/" + fid},
 	} {
-		mock, bare := benchTargets(b, srv, ep.path)
-		b.Run(ep.name+"/mock", func(b *testing.B) { benchParallel(b, mock) })
-		b.Run(ep.name+"/bare", func(b *testing.B) { benchParallel(b, bare) })
-		b.Run(ep.name+"/ratio", func(b *testing.B) { benchRatio(b, mock, bare) })
+		mock, bare := loadTargets(b, srv, ep.path)
+		b.Run(ep.name+"/mock", func(b *testing.B) { measureParallel(b, mock) })
+		b.Run(ep.name+"/bare", func(b *testing.B) { measureParallel(b, bare) })
+		b.Run(ep.name+"/ratio", func(b *testing.B) { measureRatio(b, mock, bare) })
 	}
 }
 
 // ---- Long polls ----
 
-// benchClock is the wall clock, instrumented: it counts the timers set
+// wakeClock is the wall clock, instrumented: it counts the timers set
 // (in manual mode only long polls set one: their timeout), signals each on
-// held, and, while armed, records the time of the first reading. Armed
+// held, closes the channel of expect once the count it waits for is
+// reached, and, while armed, records the time of the first reading. Armed
 // just before CompleteAnalysis, that reading is the one the mock takes to
 // stamp completedAt, under its lock, after the engine ran and just before
 // it wakes the long polls: the moment the analysis completes.
-type benchClock struct {
+type wakeClock struct {
 	armed atomic.Bool
 	mark  atomic.Pointer[time.Time]
 	polls atomic.Int64
 	held  chan struct{}
+
+	mu      sync.Mutex
+	target  int64         // the count of polls allHeld waits for
+	allHeld chan struct{} // closed when polls reaches target
 }
 
-func benchNewClock() *benchClock { return &benchClock{held: make(chan struct{}, 1)} }
+func newWakeClock() *wakeClock { return &wakeClock{held: make(chan struct{}, 1)} }
 
-func (c *benchClock) Now() time.Time {
+// expect returns a channel closed once n more timers have been set.
+func (c *wakeClock) expect(n int64) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.target = c.polls.Load() + n
+	c.allHeld = make(chan struct{})
+	if n <= 0 {
+		close(c.allHeld)
+	}
+	return c.allHeld
+}
+
+func (c *wakeClock) Now() time.Time {
 	now := time.Now()
 	if c.armed.Load() {
 		c.mark.CompareAndSwap(nil, &now)
@@ -347,35 +348,40 @@ func (c *benchClock) Now() time.Time {
 	return now
 }
 
-func (c *benchClock) AfterFunc(d time.Duration, f func()) func() bool {
-	c.polls.Add(1)
+func (c *wakeClock) AfterFunc(d time.Duration, f func()) func() bool {
+	n := c.polls.Add(1)
 	select {
 	case c.held <- struct{}{}:
 	default:
 	}
+	c.mu.Lock()
+	if c.allHeld != nil && n == c.target {
+		close(c.allHeld)
+	}
+	c.mu.Unlock()
 	return time.AfterFunc(d, f).Stop
 }
 
 // arm starts recording the first reading.
-func (c *benchClock) arm() {
+func (c *wakeClock) arm() {
 	c.mark.Store(nil)
 	c.armed.Store(true)
 }
 
 // disarm stops recording and returns the reading, or nil if none was
 // taken.
-func (c *benchClock) disarm() *time.Time {
+func (c *wakeClock) disarm() *time.Time {
 	c.armed.Store(false)
 	return c.mark.Load()
 }
 
-// benchWaiter waits for a completed analysis, as a client of the mock
+// waiter waits for a completed analysis, as a client of the mock
 // would.
-type benchWaiter func(ctx context.Context, srv *mockserver.Server, c *profilesvc.Client, id string) error
+type waiter func(ctx context.Context, srv *mockserver.Server, c *profilesvc.Client, id string) error
 
-// benchWaitSDK waits with WaitForAnalysis, whose first request is a long
+// waitSDK waits with WaitForAnalysis, whose first request is a long
 // poll.
-func benchWaitSDK(ctx context.Context, _ *mockserver.Server, c *profilesvc.Client, id string) error {
+func waitSDK(ctx context.Context, _ *mockserver.Server, c *profilesvc.Client, id string) error {
 	a, err := c.WaitForAnalysis(ctx, id, nil)
 	if err != nil {
 		return err
@@ -386,17 +392,17 @@ func benchWaitSDK(ctx context.Context, _ *mockserver.Server, c *profilesvc.Clien
 	return nil
 }
 
-// benchRawClient is the transport of the raw long polls.
-var benchRawClient = &http.Client{Transport: benchTransport(8)}
+// pollClient is the transport of the raw long polls.
+var pollClient = &http.Client{Transport: keepAliveTransport(8)}
 
-// benchWaitRaw sends one long poll with net/http and reads its answer.
-func benchWaitRaw(ctx context.Context, srv *mockserver.Server, _ *profilesvc.Client, id string) error {
+// waitRaw sends one long poll with net/http and reads its answer.
+func waitRaw(ctx context.Context, srv *mockserver.Server, _ *profilesvc.Client, id string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v1/analyses/"+id+"?waitForReport=true&timeoutSeconds=120", nil)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("x-api-key", srv.APIKey)
-	resp, err := benchRawClient.Do(req)
+	resp, err := pollClient.Do(req)
 	if err != nil {
 		return err
 	}
@@ -412,7 +418,7 @@ func benchWaitRaw(ctx context.Context, srv *mockserver.Server, _ *profilesvc.Cli
 }
 
 // BenchmarkLongPollWake measures the time from the mock completing an
-// analysis (its completedAt stamp, after the engine ran: see benchClock)
+// analysis (its completedAt stamp, after the engine ran: see wakeClock)
 // to a long poll held on it returning, through the SDK's WaitForAnalysis
 // ("sdk", which decodes the analysis) and with a raw GET ("raw"). Each
 // iteration starts an analysis, waits until the poll is held, completes
@@ -420,17 +426,17 @@ func benchWaitRaw(ctx context.Context, srv *mockserver.Server, _ *profilesvc.Cli
 // reports the median and 99th percentile of the wake time (p50-ms,
 // p99-ms; goal: p50 under 2 ms) and p50/limit (the median over 2 ms).
 func BenchmarkLongPollWake(b *testing.B) {
-	b.Run("sdk", func(b *testing.B) { benchWake(b, benchWaitSDK) })
-	b.Run("raw", func(b *testing.B) { benchWake(b, benchWaitRaw) })
+	b.Run("sdk", func(b *testing.B) { measureWake(b, waitSDK) })
+	b.Run("raw", func(b *testing.B) { measureWake(b, waitRaw) })
 }
 
-func benchWake(b *testing.B, wait benchWaiter) {
-	clock := benchNewClock()
+func measureWake(b *testing.B, wait waiter) {
+	clock := newWakeClock()
 	srv := mockserver.New(mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
 	defer srv.Close()
-	defer benchRawClient.CloseIdleConnections()
-	c := benchSDK(b, srv)
-	pid, _, docs := benchProfile(b, srv, 0)
+	defer pollClient.CloseIdleConnections()
+	c := sdkClient(b, srv)
+	pid, _, docs := typicalProfile(b, srv, 0)
 	ctx := context.Background()
 	type result struct {
 		at  time.Time
@@ -439,7 +445,7 @@ func benchWake(b *testing.B, wait benchWaiter) {
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
-		id := benchStartAnalysis(b, c, pid, docs)
+		id := startBySDK(b, c, pid, docs)
 		select {
 		case <-clock.held: // a stale signal
 		default:
@@ -452,63 +458,57 @@ func benchWake(b *testing.B, wait benchWaiter) {
 		select {
 		case <-clock.held:
 		case r := <-done:
-			b.Fatalf("the wait ended before the analysis completed: %v", r.err)
+			require.FailNowf(b, "the wait ended early", "the wait ended before the analysis completed: %v", r.err)
 		case <-time.After(10 * time.Second):
-			b.Fatal("the long poll was not held within 10s")
+			require.FailNow(b, "the long poll was not held within 10s")
 		}
 		clock.arm()
 		err := srv.CompleteAnalysis(id)
 		mark := clock.disarm()
-		if err != nil {
-			b.Fatalf("CompleteAnalysis: %v", err)
-		}
+		require.NoError(b, err, "CompleteAnalysis")
 		var r result
 		select {
 		case r = <-done:
 		case <-time.After(10 * time.Second):
-			b.Fatal("the long poll did not return within 10s of the completion")
+			require.FailNow(b, "the long poll did not return within 10s of the completion")
 		}
-		if r.err != nil {
-			b.Fatal(r.err)
-		}
-		if mark == nil {
-			b.Fatal("the mock did not read its clock when completing the analysis")
-		}
+		require.NoError(b, r.err)
+		require.NotNil(b, mark, "the mock did not read its clock when completing the analysis")
 		lat = append(lat, r.at.Sub(*mark))
 	}
 	b.StopTimer()
 	slices.Sort(lat)
 	p50 := lat[len(lat)/2]
 	p99 := lat[min(len(lat)-1, len(lat)*99/100)]
-	b.ReportMetric(benchMs(p50), "p50-ms")
-	b.ReportMetric(benchMs(p99), "p99-ms")
-	b.ReportMetric(benchMs(p50)/2, "p50/limit")
+	b.ReportMetric(millis(p50), "p50-ms")
+	b.ReportMetric(millis(p99), "p99-ms")
+	b.ReportMetric(millis(p50)/2, "p50/limit")
 }
 
-// benchMs converts d to milliseconds.
-func benchMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// millis converts d to milliseconds.
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// benchHoldWaiters is how many long polls BenchmarkLongPollHold holds.
-const benchHoldWaiters = 10000
+// holdWaiters is how many long polls BenchmarkLongPollHold holds.
+const holdWaiters = 10000
 
-// benchFDMargin is the room left for the files a process opens besides
+// fdMargin is the room left for the files a process opens besides
 // the connections.
-const benchFDMargin = 256
+const fdMargin = 256
 
-// benchHoldEnv, when set, makes BenchmarkLongPollHold the clients' side:
-// it holds the value's long polls (a benchHoldSpec in JSON) and prints
+// holdClientsEnv, when set, makes BenchmarkLongPollHold the clients' side:
+// it holds the value's long polls (a holdSpec in JSON) and prints
 // their outcome.
-const benchHoldEnv = "PROFILESVC_BENCH_HOLD_CLIENTS"
+const holdClientsEnv = "PROFILESVC_BENCH_HOLD_CLIENTS"
 
-// benchHoldSpec tells the clients' process what to hold.
-type benchHoldSpec struct {
+// holdSpec tells the clients' process what to hold.
+type holdSpec struct {
 	URL, Key, ID string
 	N            int
 }
 
-// benchFileLimit raises the soft limit of open files to the hard one and
+// raiseFileLimit raises the soft limit of open files to the hard one and
 // returns the limit in force.
-func benchFileLimit() (uint64, error) {
+func raiseFileLimit() (uint64, error) {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		return 0, err
@@ -541,25 +541,25 @@ func benchFileLimit() (uint64, error) {
 // dialling included) and the time from the completion to the last poll
 // returning (wake-all-ms).
 func BenchmarkLongPollHold(b *testing.B) {
-	if spec := os.Getenv(benchHoldEnv); spec != "" {
-		benchHoldClients(b, spec)
+	if spec := os.Getenv(holdClientsEnv); spec != "" {
+		holdClients(b, spec)
 		return
 	}
-	n := benchHoldWaiters
-	limit, err := benchFileLimit()
+	n := holdWaiters
+	limit, err := raiseFileLimit()
 	if err != nil {
 		b.Logf("open-file limit: %v", err)
 	}
-	if need := uint64(n + benchFDMargin); limit < need {
-		n = int(limit) - benchFDMargin
+	if need := uint64(n + fdMargin); limit < need {
+		n = int(limit) - fdMargin
 		if n < 100 {
 			b.Skipf("the open-file limit %d leaves no room for long polls", limit)
 		}
-		b.Logf("SCALED DOWN: holding %d long polls, not %d: the open-file limit is %d", n, benchHoldWaiters, limit)
+		b.Logf("SCALED DOWN: holding %d long polls, not %d: the open-file limit is %d", n, holdWaiters, limit)
 	}
-	var sum benchHoldResult
+	var sum holdResult
 	for range b.N {
-		r := benchHoldRun(b, n)
+		r := holdRun(b, n)
 		sum.heap += r.heap
 		sum.stack += r.stack
 		sum.goroutines += r.goroutines
@@ -571,18 +571,18 @@ func BenchmarkLongPollHold(b *testing.B) {
 	b.ReportMetric(sum.heap/runs, "heap-B/waiter")
 	b.ReportMetric(sum.stack/runs, "stack-B/waiter")
 	b.ReportMetric(sum.goroutines/runs, "goroutines/waiter")
-	b.ReportMetric(benchMs(sum.holdAll)/runs, "hold-all-ms")
-	b.ReportMetric(benchMs(sum.wakeAll)/runs, "wake-all-ms")
+	b.ReportMetric(millis(sum.holdAll)/runs, "hold-all-ms")
+	b.ReportMetric(millis(sum.wakeAll)/runs, "wake-all-ms")
 }
 
-// benchHoldResult is what one run of BenchmarkLongPollHold measured.
-type benchHoldResult struct {
+// holdResult is what one run of BenchmarkLongPollHold measured.
+type holdResult struct {
 	heap, stack, goroutines float64 // per waiter
 	holdAll, wakeAll        time.Duration
 }
 
-// benchHeapStats collects garbage and reads the memory statistics.
-func benchHeapStats() runtime.MemStats {
+// heapStats collects garbage and reads the memory statistics.
+func heapStats() runtime.MemStats {
 	runtime.GC()
 	runtime.GC()
 	var m runtime.MemStats
@@ -590,32 +590,29 @@ func benchHeapStats() runtime.MemStats {
 	return m
 }
 
-// benchHoldRun holds n long polls from a child process.
-func benchHoldRun(b *testing.B, n int) benchHoldResult {
+// holdRun holds n long polls from a child process.
+func holdRun(b *testing.B, n int) holdResult {
 	b.Helper()
-	clock := benchNewClock()
+	clock := newWakeClock()
 	srv := mockserver.New(mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
 	defer srv.Close()
-	pid, _, docs := benchProfile(b, srv, 0)
-	id := benchStartAnalysis(b, benchSDK(b, srv), pid, docs)
-	spec, err := json.Marshal(benchHoldSpec{URL: srv.URL, Key: srv.APIKey, ID: id, N: n})
-	if err != nil {
-		b.Fatal(err)
-	}
+	pid, _, docs := typicalProfile(b, srv, 0)
+	id := startBySDK(b, sdkClient(b, srv), pid, docs)
+	spec, err := json.Marshal(holdSpec{URL: srv.URL, Key: srv.APIKey, ID: id, N: n})
+	require.NoError(b, err)
 
 	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkLongPollHold$",
 		"-test.benchtime=1x", "-test.count=1", "-test.timeout=10m")
-	cmd.Env = append(os.Environ(), benchHoldEnv+"="+string(spec))
+	cmd.Env = append(os.Environ(), holdClientsEnv+"="+string(spec))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 
-	before := benchHeapStats()
+	before := heapStats()
 	g0 := runtime.NumGoroutine()
 	polls0 := clock.polls.Load()
+	allHeld := clock.expect(int64(n))
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		b.Fatalf("starting the clients' process: %v", err)
-	}
+	require.NoError(b, cmd.Start(), "starting the clients' process")
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	finished := false
@@ -626,40 +623,30 @@ func benchHoldRun(b *testing.B, n int) benchHoldResult {
 		}
 	}()
 
-	deadline := time.Now().Add(2 * time.Minute)
-	for clock.polls.Load()-polls0 < int64(n) {
-		select {
-		case err := <-exited:
-			finished = true
-			b.Fatalf("the clients' process ended with %d of %d polls held: %v\n%s", clock.polls.Load()-polls0, n, err, out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("only %d of %d long polls held after 2 minutes", clock.polls.Load()-polls0, n)
-		}
+	select {
+	case <-allHeld:
+	case err := <-exited:
+		finished = true
+		require.FailNowf(b, "the clients' process ended early", "the clients' process ended with %d of %d polls held: %v\n%s", clock.polls.Load()-polls0, n, err, out.String())
+	case <-time.After(2 * time.Minute):
+		require.FailNowf(b, "the long polls were not all held", "only %d of %d long polls held after 2 minutes", clock.polls.Load()-polls0, n)
 	}
 	holdAll := time.Since(start)
-	held := benchHeapStats()
+	held := heapStats()
 	g1 := runtime.NumGoroutine()
 
 	clock.arm()
 	err = srv.CompleteAnalysis(id)
 	mark := clock.disarm()
-	if err != nil {
-		b.Fatalf("CompleteAnalysis: %v", err)
-	}
+	require.NoError(b, err, "CompleteAnalysis")
 	select {
 	case err = <-exited:
 		finished = true
 	case <-time.After(2 * time.Minute):
-		b.Fatalf("the clients' process did not end within 2 minutes of the completion\n%s", out.String())
+		require.FailNowf(b, "the clients' process did not end", "the clients' process did not end within 2 minutes of the completion\n%s", out.String())
 	}
-	if err != nil {
-		b.Fatalf("the clients' process failed: %v\n%s", err, out.String())
-	}
-	if mark == nil {
-		b.Fatal("the mock did not read its clock when completing the analysis")
-	}
+	require.NoError(b, err, "the clients' process failed:\n%s", out.String())
+	require.NotNil(b, mark, "the mock did not read its clock when completing the analysis")
 	var ok, bad int
 	var last int64
 	var firstErr string
@@ -668,19 +655,14 @@ func benchHoldRun(b *testing.B, n int) benchHoldResult {
 	for sc.Scan() {
 		line := sc.Text()
 		if rest, has := strings.CutPrefix(line, "benchhold: "); has {
-			if _, err := fmt.Sscanf(rest, "ok=%d bad=%d last=%d err=%q", &ok, &bad, &last, &firstErr); err != nil {
-				b.Fatalf("reading %q: %v", line, err)
-			}
+			_, err := fmt.Sscanf(rest, "ok=%d bad=%d last=%d err=%q", &ok, &bad, &last, &firstErr)
+			require.NoError(b, err, "reading %q", line)
 			found = true
 		}
 	}
-	if !found {
-		b.Fatalf("the clients' process reported nothing:\n%s", out.String())
-	}
-	if ok != n || bad != 0 {
-		b.Fatalf("%d of %d long polls returned the completed analysis, %d did not (first error: %s)", ok, n, bad, firstErr)
-	}
-	return benchHoldResult{
+	require.True(b, found, "the clients' process reported nothing:\n%s", out.String())
+	require.True(b, ok == n && bad == 0, "%d of %d long polls returned the completed analysis, %d did not (first error: %s)", ok, n, bad, firstErr)
+	return holdResult{
 		heap:       float64(int64(held.HeapInuse)-int64(before.HeapInuse)) / float64(n),
 		stack:      float64(int64(held.StackInuse)-int64(before.StackInuse)) / float64(n),
 		goroutines: float64(g1-g0) / float64(n),
@@ -689,17 +671,14 @@ func benchHoldRun(b *testing.B, n int) benchHoldResult {
 	}
 }
 
-// benchHoldClients is the clients' process: it holds spec's long polls,
+// holdClients is the clients' process: it holds spec's long polls,
 // waits for all of them to return and prints
 // "benchhold: ok=N bad=N last=UNIXNANO err=QUOTED".
-func benchHoldClients(b *testing.B, raw string) {
-	var spec benchHoldSpec
-	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
-		b.Fatalf("$%s: %v", benchHoldEnv, err)
-	}
-	if limit, err := benchFileLimit(); err != nil || limit < uint64(spec.N+benchFDMargin) {
-		b.Fatalf("the clients' open-file limit %d is below %d (%v)", limit, spec.N+benchFDMargin, err)
-	}
+func holdClients(b *testing.B, raw string) {
+	var spec holdSpec
+	require.NoError(b, json.Unmarshal([]byte(raw), &spec), "$%s", holdClientsEnv)
+	limit, err := raiseFileLimit()
+	require.True(b, err == nil && limit >= uint64(spec.N+fdMargin), "the clients' open-file limit %d is below %d (%v)", limit, spec.N+fdMargin, err)
 	// Dial a few at a time, so that the listener's backlog never
 	// overflows.
 	dialing := make(chan struct{}, 128)
@@ -793,44 +772,39 @@ func BenchmarkMemory(b *testing.B) {
 		fids := make([]string, 0, profiles)
 		docs := make([][3]string, analyses)
 
-		m0 := benchHeapStats()
+		m0 := heapStats()
 		for i := range profiles {
 			p, err := srv.CreateProfile(mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: fmt.Sprintf("Person %06d", i)})
-			if err != nil {
-				b.Fatalf("CreateProfile: %v", err)
-			}
+			require.NoError(b, err, "CreateProfile")
 			pids = append(pids, p.ID)
 			fids = append(fids, p.DefaultFolder().ID)
 		}
-		m1 := benchHeapStats()
+		m1 := heapStats()
 		for i, fid := range fids {
 			for j := range perProfile {
-				it, err := srv.AddTextItem(fid, fmt.Sprintf("doc_%03d.txt", j), benchItemText(i, j))
-				if err != nil {
-					b.Fatalf("AddTextItem: %v", err)
-				}
+				it, err := srv.AddTextItem(fid, fmt.Sprintf("doc_%03d.txt", j), itemText(i, j))
+				require.NoError(b, err, "AddTextItem")
 				if i < analyses && j < 3 {
 					docs[i][j] = it.ID
 				}
 			}
 		}
-		m2 := benchHeapStats()
-		tr := benchTransport(1)
+		m2 := heapStats()
+		tr := keepAliveTransport(1)
 		c := srv.Client(profilesvc.WithHTTPClient(&http.Client{Transport: tr}))
 		for i := range analyses {
-			id := benchStartAnalysis(b, c, pids[i], docs[i][:])
-			if err := srv.CompleteAnalysis(id); err != nil {
-				b.Fatalf("CompleteAnalysis: %v", err)
-			}
-			if a, ok := srv.Analysis(id); !ok || a.Status != profilesvc.AnalysisCompleted {
-				b.Fatalf("analysis %s did not complete", id)
-			}
+			id := startBySDK(b, c, pids[i], docs[i][:])
+			require.NoError(b, srv.CompleteAnalysis(id), "CompleteAnalysis")
+			a, ok := srv.Analysis(id)
+			require.True(b, ok && a.Status == profilesvc.AnalysisCompleted, "analysis %s did not complete", id)
 		}
 		tr.CloseIdleConnections()
-		time.Sleep(20 * time.Millisecond) // the server's side of the connection closes
-		m3 := benchHeapStats()
-		runtime.KeepAlive(srv)
+		// Close returns once the server's side of every connection is
+		// closed: what the heap holds then is the state, which the
+		// server keeps until it is gone.
 		srv.Close()
+		m3 := heapStats()
+		runtime.KeepAlive(srv)
 
 		perProf += float64(int64(m1.HeapInuse)-int64(m0.HeapInuse)) / profiles
 		perItem += float64(int64(m2.HeapInuse)-int64(m1.HeapInuse)) / (profiles * perProfile)

@@ -2,15 +2,34 @@ package mockserver_test
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
+
+// goBlockUntil runs c.BlockUntil(ctx, n) in its own goroutine; its outcome
+// arrives on the channel.
+func goBlockUntil(ctx context.Context, c *mockserver.FakeClock, n int) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- c.BlockUntil(ctx, n) }()
+	return done
+}
+
+// wantNotReturned fails the test if the BlockUntil of done has returned.
+func wantNotReturned(t *testing.T, done <-chan error, why string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		require.FailNowf(t, "BlockUntil returned", "BlockUntil returned %v %s", err, why)
+	default:
+	}
+}
 
 func TestFakeClockBlockUntil(t *testing.T) {
 	t.Parallel()
@@ -20,28 +39,22 @@ func TestFakeClockBlockUntil(t *testing.T) {
 	t.Run("enough timers already", func(t *testing.T) {
 		t.Parallel()
 		c := mockserver.NewFakeClock(start)
-		if err := c.BlockUntil(t.Context(), 0); err != nil {
-			t.Errorf("BlockUntil(0) on an idle clock = %v, want nil", err)
-		}
+		assert.NoError(t, c.BlockUntil(t.Context(), 0), "BlockUntil(0) on an idle clock")
 		c.AfterFunc(time.Second, noop)
 		c.AfterFunc(time.Hour, noop)
 		for _, n := range []int{1, 2} {
-			if err := c.BlockUntil(t.Context(), n); err != nil {
-				t.Errorf("BlockUntil(%d) with 2 timers = %v, want nil", n, err)
-			}
+			assert.NoError(t, c.BlockUntil(t.Context(), n), "BlockUntil(%d) with 2 timers", n)
 		}
-		if got := c.Timers(); got != 2 {
-			t.Errorf("Timers() = %d, want 2", got)
-		}
+		assert.Equal(t, 2, c.Timers(), "Timers()")
 	})
 
 	t.Run("waits for AfterFunc", func(t *testing.T) {
 		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			c := mockserver.NewFakeClock(start)
-			done := hBlockUntil(t.Context(), c, 2)
+			done := goBlockUntil(t.Context(), c, 2)
 			synctest.Wait() // the waiter is blocked
-			hNotReturned(t, done, "on an idle clock")
+			wantNotReturned(t, done, "on an idle clock")
 
 			// Timers armed from another goroutine, one at a time.
 			arm := make(chan time.Duration)
@@ -56,12 +69,10 @@ func TestFakeClockBlockUntil(t *testing.T) {
 			arm <- time.Second
 			<-armed
 			synctest.Wait()
-			hNotReturned(t, done, "with 1 timer of the 2 it waits for")
+			wantNotReturned(t, done, "with 1 timer of the 2 it waits for")
 			arm <- 2 * time.Second
 			<-armed
-			if err := <-done; err != nil {
-				t.Errorf("BlockUntil(2) once 2 timers are armed = %v, want nil", err)
-			}
+			assert.NoError(t, <-done, "BlockUntil(2) once 2 timers are armed")
 		})
 	})
 
@@ -71,9 +82,7 @@ func TestFakeClockBlockUntil(t *testing.T) {
 		ran := make(chan struct{})
 		c.AfterFunc(0, func() { close(ran) })
 		<-ran
-		if got := c.Timers(); got != 0 {
-			t.Errorf("Timers() after AfterFunc(0) = %d, want 0", got)
-		}
+		assert.Equal(t, 0, c.Timers(), "Timers() after AfterFunc(0)")
 	})
 
 	t.Run("stopped and fired timers no longer count", func(t *testing.T) {
@@ -83,33 +92,23 @@ func TestFakeClockBlockUntil(t *testing.T) {
 			fired := make(chan struct{})
 			c.AfterFunc(time.Second, func() { close(fired) })
 			stop := c.AfterFunc(time.Hour, noop)
-			if got := c.Timers(); got != 2 {
-				t.Fatalf("Timers() = %d, want 2", got)
-			}
-			done := hBlockUntil(t.Context(), c, 3)
+			require.Equal(t, 2, c.Timers(), "Timers()")
+			done := goBlockUntil(t.Context(), c, 3)
 			synctest.Wait()
-			hNotReturned(t, done, "with 2 timers of 3")
+			wantNotReturned(t, done, "with 2 timers of 3")
 
-			if !stop() {
-				t.Fatal("stop() of a waiting timer = false, want true")
-			}
-			if stop() {
-				t.Error("a second stop() = true, want false")
-			}
+			require.True(t, stop(), "stop() of a waiting timer")
+			assert.False(t, stop(), "a second stop()")
 			c.Advance(time.Second)
 			<-fired
-			if got := c.Timers(); got != 0 {
-				t.Errorf("Timers() after one stop and one fire = %d, want 0", got)
-			}
+			assert.Equal(t, 0, c.Timers(), "Timers() after one stop and one fire")
 			// Two more make two, not four: the waiter still waits.
 			c.AfterFunc(time.Minute, noop)
 			c.AfterFunc(time.Minute, noop)
 			synctest.Wait()
-			hNotReturned(t, done, "with 2 timers waiting after one was stopped and one fired")
+			wantNotReturned(t, done, "with 2 timers waiting after one was stopped and one fired")
 			c.AfterFunc(time.Minute, noop)
-			if err := <-done; err != nil {
-				t.Errorf("BlockUntil(3) once 3 timers wait = %v, want nil", err)
-			}
+			assert.NoError(t, <-done, "BlockUntil(3) once 3 timers wait")
 		})
 	})
 
@@ -119,17 +118,13 @@ func TestFakeClockBlockUntil(t *testing.T) {
 			c := mockserver.NewFakeClock(start)
 			c.AfterFunc(time.Second, noop)
 			ctx, cancel := context.WithCancel(t.Context())
-			done := hBlockUntil(ctx, c, 2)
+			done := goBlockUntil(ctx, c, 2)
 			synctest.Wait()
-			hNotReturned(t, done, "before its context ended")
+			wantNotReturned(t, done, "before its context ended")
 			cancel()
 			err := <-done
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("BlockUntil after cancel = %v, want an error matching context.Canceled", err)
-			}
-			if !strings.Contains(err.Error(), "1 waiting") {
-				t.Errorf("error %q does not say how many timers were waiting (1)", err)
-			}
+			require.ErrorIs(t, err, context.Canceled, "BlockUntil after cancel")
+			assert.ErrorContains(t, err, "1 waiting", "the error must say how many timers were waiting (1)")
 		})
 	})
 
@@ -140,9 +135,8 @@ func TestFakeClockBlockUntil(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
 			err := c.BlockUntil(ctx, 1)
-			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "0 waiting") {
-				t.Errorf("BlockUntil past its deadline = %v, want context.DeadlineExceeded and the count 0", err)
-			}
+			assert.ErrorIs(t, err, context.DeadlineExceeded, "BlockUntil past its deadline")
+			assert.ErrorContains(t, err, "0 waiting", "BlockUntil past its deadline must give the count 0")
 		})
 	})
 
@@ -155,7 +149,7 @@ func TestFakeClockBlockUntil(t *testing.T) {
 		ctx := t.Context()
 		waiters := make([]<-chan error, workers)
 		for i := range waiters {
-			waiters[i] = hBlockUntil(ctx, c, i+1)
+			waiters[i] = goBlockUntil(ctx, c, i+1)
 		}
 		stops := make(chan func() bool, workers)
 		var wg sync.WaitGroup
@@ -166,9 +160,7 @@ func TestFakeClockBlockUntil(t *testing.T) {
 			})
 		}
 		for i, done := range waiters {
-			if err := <-done; err != nil {
-				t.Errorf("waiter for %d timers: %v", i+1, err)
-			}
+			assert.NoError(t, <-done, "waiter for %d timers", i+1)
 		}
 		wg.Wait()
 		close(stops)
@@ -178,8 +170,6 @@ func TestFakeClockBlockUntil(t *testing.T) {
 		}
 		wg.Wait()
 		// The clock has moved 8s: every timer has fired or been stopped.
-		if got := c.Timers(); got != 0 {
-			t.Errorf("Timers() = %d, want 0", got)
-		}
+		assert.Equal(t, 0, c.Timers(), "Timers()")
 	})
 }

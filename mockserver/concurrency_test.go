@@ -4,15 +4,13 @@ package mockserver_test
 // many goroutines, many connections, the race detector watching. Each test
 // drives one invariant the issue names and checks it both while the load
 // runs and at the end, against the kit (srv.Profile, srv.Folder, ...) and
-// against the HTTP listings. Helpers are prefixed "rel".
+// against the HTTP listings.
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -23,144 +21,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
-
-// relHTTPClient returns an HTTP client with its own transport, roomy enough
-// for a hundred parallel connections, that follows no redirect; its idle
-// connections are closed when the test ends, so that no connection loop
-// outlives the test (the package's TestMain checks with goleak).
-func relHTTPClient(t testing.TB) *http.Client {
-	tr := &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: 30 * time.Second}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{
-		Transport:     tr,
-		Timeout:       60 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}
-
-// relSDK returns an SDK client of the server on its own transport, without
-// retries: under this load every answer must be right the first time.
-func relSDK(t testing.TB, srv *mockserver.Server) *profilesvc.Client {
-	return srv.Client(profilesvc.WithMaxRetries(0), profilesvc.WithHTTPClient(relHTTPClient(t)))
-}
-
-// relResp is a raw answer, read in full.
-type relResp struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
-
-func (r relResp) String() string {
-	b := r.Body
-	if len(b) > 400 {
-		b = append(b[:400:400], "..."...)
-	}
-	return fmt.Sprintf("%d %s", r.Status, b)
-}
-
-// relDo sends one request with the server's key; it is safe to call from
-// any goroutine (it reports, rather than fails the test).
-func relDo(ctx context.Context, hc *http.Client, srv *mockserver.Server, method, path, contentType string, body []byte) (relResp, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, srv.URL+path, rd)
-	if err != nil {
-		return relResp{}, err
-	}
-	req.Header.Set("x-api-key", srv.APIKey)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return relResp{}, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return relResp{}, err
-	}
-	return relResp{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
-}
-
-// relErrorShape checks that an answer is the service's error body:
-// {"error":{"code":non-empty string,"status":the HTTP status,"message":
-// non-empty string}}, nothing else, as application/json.
-func relErrorShape(status int, header http.Header, body []byte) error {
-	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		return fmt.Errorf("error answer %d has Content-Type %q, want application/json: %.300q", status, ct, body)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	var env struct {
-		Error *struct {
-			Code    *string `json:"code"`
-			Status  *int    `json:"status"`
-			Message *string `json:"message"`
-		} `json:"error"`
-	}
-	if err := dec.Decode(&env); err != nil {
-		return fmt.Errorf("error answer %d is not {error:{code,status,message}}: %v: %.300q", status, err, body)
-	}
-	if dec.More() {
-		return fmt.Errorf("error answer %d has data after its JSON object: %.300q", status, body)
-	}
-	e := env.Error
-	switch {
-	case e == nil:
-		return fmt.Errorf("error answer %d has no \"error\" object: %.300q", status, body)
-	case e.Code == nil || *e.Code == "":
-		return fmt.Errorf("error answer %d has no code: %.300q", status, body)
-	case e.Status == nil || *e.Status != status:
-		return fmt.Errorf("error answer %d has error.status %v, want the HTTP status: %.300q", status, e.Status, body)
-	case e.Message == nil || strings.TrimSpace(*e.Message) == "":
-		return fmt.Errorf("error answer %d has no message: %.300q", status, body)
-	}
-	return nil
-}
-
-// relErrorCode returns the code of an error body, or "".
-func relErrorCode(body []byte) string {
-	var env struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal(body, &env)
-	return env.Error.Code
-}
-
-// relStartBody is a start-analysis body naming the items.
-func relStartBody(itemIDs ...string) []byte {
-	refs := make([]map[string]string, len(itemIDs))
-	for i, id := range itemIDs {
-		refs[i] = map[string]string{"itemId": id}
-	}
-	b, _ := json.Marshal(map[string]any{"targetItems": refs})
-	return b
-}
-
-// relProfile creates a profile with one text item through the kit and
-// returns the profile's ID, its default folder's and the item's.
-func relProfile(t testing.TB, srv *mockserver.Server, name string) (pid, folder, item string) {
-	t.Helper()
-	p, err := srv.CreateProfile(mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: name})
-	if err != nil {
-		t.Fatalf("CreateProfile: %v", err)
-	}
-	it, err := srv.AddTextItem(p.Folders[0].ID, "passport.txt",
-		"PASSPORT\nFull Name: "+name+"\nDate of Birth: 1990-04-12\nPassport Number: X1234567\nExpiry Date: 2031-05-01\n")
-	if err != nil {
-		t.Fatalf("AddTextItem: %v", err)
-	}
-	return p.ID, p.Folders[0].ID, it.ID
-}
 
 // TestRelConcurrentStartAnalysis sends 100 starts of one profile at once,
 // over 100 connections, three rounds in a row: each round exactly one is
@@ -169,13 +36,13 @@ func relProfile(t testing.TB, srv *mockserver.Server, name string) (pid, folder,
 func TestRelConcurrentStartAnalysis(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithRequestRecordSize(1000))
-	hc := relHTTPClient(t)
-	pid, _, item := relProfile(t, srv, "Racing Profile")
+	hc := newHTTPClient(t)
+	pid, _, item := addProfileWithItem(t, srv.Tenant, "Racing Profile")
 	const n, rounds = 100, 3
 	path := "/v1/analyses/" + pid + "/analyze"
 	var winners []string
 	for round := range rounds {
-		results := make([]relResp, n)
+		results := make([]*response, n)
 		errs := make([]error, n)
 		var ready, done sync.WaitGroup
 		start := make(chan struct{})
@@ -186,7 +53,7 @@ func TestRelConcurrentStartAnalysis(t *testing.T) {
 				defer done.Done()
 				ready.Done()
 				<-start
-				results[i], errs[i] = relDo(context.Background(), hc, srv, "POST", path, "application/json", relStartBody(item))
+				results[i], errs[i] = sendWith(hc, srv, request{Method: "POST", Path: path, JSON: targets(item)})
 			}()
 		}
 		ready.Wait()
@@ -199,52 +66,40 @@ func TestRelConcurrentStartAnalysis(t *testing.T) {
 			r := results[i]
 			switch {
 			case errs[i] != nil:
-				t.Errorf("round %d, start %d: %v", round, i, errs[i])
+				assert.NoError(t, errs[i], "round %d, start %d", round, i)
 			case r.Status == http.StatusAccepted:
 				var out struct {
 					ID string `json:"id"`
 				}
-				if err := json.Unmarshal(r.Body, &out); err != nil || !strings.HasPrefix(out.ID, "analysis_") {
-					t.Errorf("round %d: accepted answer %s has no analysis ID", round, r)
-				}
+				err := json.Unmarshal(r.Body, &out)
+				assert.True(t, err == nil && strings.HasPrefix(out.ID, "analysis_"), "round %d: accepted answer %s has no analysis ID", round, r)
 				accepted = append(accepted, out.ID)
 			case r.Status == http.StatusConflict:
 				conflicts++
-				if err := relErrorShape(r.Status, r.Header, r.Body); err != nil {
-					t.Error(err)
-				}
-				if code := relErrorCode(r.Body); code != profilesvc.CodeAnalysisInProgress {
-					t.Errorf("round %d: 409 with code %q, want ANALYSIS_IN_PROGRESS: %s", round, code, r)
-				}
+				assert.NoError(t, errorShape(r))
+				assert.Equal(t, profilesvc.CodeAnalysisInProgress, errorCode(r.Body), "round %d: code of a 409: %s", round, r)
 			default:
-				t.Errorf("round %d, start %d: unexpected answer %s", round, i, r)
+				assert.Failf(t, "unexpected answer", "round %d, start %d: %s", round, i, r)
 			}
 		}
-		if len(accepted) != 1 || conflicts != n-1 {
-			t.Fatalf("round %d: %d accepted (%v) and %d conflicts, want 1 and %d", round, len(accepted), accepted, conflicts, n-1)
-		}
+		require.True(t, len(accepted) == 1 && conflicts == n-1, "round %d: %d accepted (%v) and %d conflicts, want 1 and %d", round, len(accepted), accepted, conflicts, n-1)
 		winner := accepted[0]
 		winners = append(winners, winner)
 		for i, r := range results {
-			if r.Status == http.StatusConflict && !bytes.Contains(r.Body, []byte(winner)) {
-				t.Errorf("round %d, start %d: the conflict does not name the running analysis %s: %s", round, i, winner, r)
+			if r.Status == http.StatusConflict && !assert.Contains(t, string(r.Body), winner, "round %d, start %d: the conflict does not name the running analysis %s", round, i, winner) {
 				break
 			}
 		}
-		got := srv.Analyses(pid)
-		if len(got) != round+1 || got[0].ID != winner || got[0].Status != profilesvc.AnalysisPending {
-			t.Fatalf("round %d: the profile holds %d analyses (newest %+v), want %d with %s pending first", round, len(got), got, round+1, winner)
-		}
-		r, err := relDo(context.Background(), hc, srv, "GET", "/v1/profiles/"+pid+"/analyses?limit=100", "", nil)
+		got := srv.Analyses(pid) // oldest first
+		require.True(t, len(got) == round+1 && got[len(got)-1].ID == winner && got[len(got)-1].Status == profilesvc.AnalysisPending,
+			"round %d: the profile holds %d analyses (%+v), want %d with %s pending last", round, len(got), got, round+1, winner)
+		r, err := sendWith(hc, srv, request{Method: "GET", Path: "/v1/profiles/" + pid + "/analyses?limit=100"})
 		var page struct {
 			Count int `json:"count"`
 		}
-		if err != nil || r.Status != http.StatusOK || json.Unmarshal(r.Body, &page) != nil || page.Count != round+1 {
-			t.Errorf("round %d: listing = %s %v, want %d analyses", round, r, err, round+1)
-		}
-		if err := srv.CompleteAnalysis(winner); err != nil {
-			t.Fatalf("CompleteAnalysis(%s): %v", winner, err)
-		}
+		assert.True(t, err == nil && r.Status == http.StatusOK && json.Unmarshal(r.Body, &page) == nil && page.Count == round+1,
+			"round %d: listing = %s %v, want %d analyses", round, r, err, round+1)
+		require.NoError(t, srv.CompleteAnalysis(winner), "CompleteAnalysis(%s)", winner)
 	}
 
 	// The record agrees: 300 starts arrived, 3 were accepted.
@@ -257,18 +112,14 @@ func TestRelConcurrentStartAnalysis(t *testing.T) {
 			}
 		}
 	}
-	if total != n*rounds || ok202 != rounds {
-		t.Errorf("the record holds %d starts with %d accepted, want %d and %d", total, ok202, n*rounds, rounds)
-	}
-	if len(slices.Compact(slices.Sorted(slices.Values(winners)))) != rounds {
-		t.Errorf("winners %v are not distinct", winners)
-	}
+	assert.True(t, total == n*rounds && ok202 == rounds, "the record holds %d starts with %d accepted, want %d and %d", total, ok202, n*rounds, rounds)
+	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(winners))), rounds, "winners %v are not distinct", winners)
 }
 
-// relItemLedger is what the workers of TestRelConcurrentItemsCount know of
+// itemLedger is what the workers of TestRelConcurrentItemsCount know of
 // the items: every item created (with its folder and bytes) and every item
 // deleted (by its DELETE's 204 or with its folder).
-type relItemLedger struct {
+type itemLedger struct {
 	mu        sync.Mutex
 	folderOf  map[string]string // item -> folder
 	data      map[string][]byte // item -> bytes sent
@@ -279,7 +130,7 @@ type relItemLedger struct {
 	twiceGone []string          // items whose deletion was answered 204 twice
 }
 
-func (l *relItemLedger) created(id, folder string, data []byte) {
+func (l *itemLedger) created(id, folder string, data []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.folderOf[id] = folder
@@ -287,7 +138,7 @@ func (l *relItemLedger) created(id, folder string, data []byte) {
 	l.alive = append(l.alive, id)
 }
 
-func (l *relItemLedger) pick(rng *rand.Rand) (string, bool) {
+func (l *itemLedger) pick(rng *rand.Rand) (string, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.alive) == 0 {
@@ -306,19 +157,17 @@ func (l *relItemLedger) pick(rng *rand.Rand) (string, bool) {
 func TestRelConcurrentItemsCount(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithRequestRecordSize(0))
-	c := relSDK(t, srv)
+	c := newSDK(t, srv)
 	ctx := t.Context()
-	pid, def, seedItem := relProfile(t, srv, "Counting Profile")
+	pid, def, seedItem := addProfileWithItem(t, srv.Tenant, "Counting Profile")
 	folders := []string{def}
 	for i := range 3 {
 		f, err := srv.CreateFolder(pid, fmt.Sprintf("folder %d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		folders = append(folders, f.ID)
 	}
 	seedBytes, _ := srv.ItemBytes(seedItem)
-	ledger := &relItemLedger{
+	ledger := &itemLedger{
 		folderOf: map[string]string{seedItem: def}, data: map[string][]byte{seedItem: seedBytes},
 		deleted: map[string]bool{}, withDir: map[string]bool{}, notFound: map[string]int{}, alive: []string{seedItem},
 	}
@@ -338,8 +187,7 @@ func TestRelConcurrentItemsCount(t *testing.T) {
 					folder := folders[rng.IntN(len(folders))]
 					data := fmt.Appendf(nil, "worker %d op %d\n%s", w, op, strings.Repeat("x", rng.IntN(2000)))
 					it, err := c.UploadFile(ctx, folder, bytes.NewReader(data), profilesvc.UploadParams{Filename: fmt.Sprintf("w%d-%d.txt", w, op)})
-					if err != nil {
-						t.Errorf("worker %d: UploadFile: %v", w, err)
+					if !assert.NoError(t, err, "worker %d: UploadFile", w) {
 						continue
 					}
 					ledger.created(it.ID, folder, data)
@@ -347,8 +195,7 @@ func TestRelConcurrentItemsCount(t *testing.T) {
 					folder := folders[rng.IntN(len(folders))]
 					text := fmt.Sprintf("note of worker %d op %d", w, op)
 					it, err := c.CreateTextItem(ctx, folder, text, profilesvc.CreateItemParams{Name: "note"})
-					if err != nil {
-						t.Errorf("worker %d: CreateTextItem: %v", w, err)
+					if !assert.NoError(t, err, "worker %d: CreateTextItem", w) {
 						continue
 					}
 					ledger.created(it.ID, folder, []byte(text))
@@ -371,7 +218,7 @@ func TestRelConcurrentItemsCount(t *testing.T) {
 					case errors.Is(err, profilesvc.ErrItemNotFound):
 						ledger.notFound[id]++
 					default:
-						t.Errorf("worker %d: DeleteItem(%s): %v", w, id, err)
+						assert.NoError(t, err, "worker %d: DeleteItem(%s)", w, id)
 					}
 					ledger.mu.Unlock()
 				}
@@ -387,8 +234,7 @@ func TestRelConcurrentItemsCount(t *testing.T) {
 		defer loadWG.Done()
 		for i := range 6 {
 			f, err := c.CreateFolder(ctx, pid, fmt.Sprintf("temporary %d", i))
-			if err != nil {
-				t.Errorf("churner: CreateFolder: %v", err)
+			if !assert.NoError(t, err, "churner: CreateFolder") {
 				return
 			}
 			var fill sync.WaitGroup
@@ -398,8 +244,7 @@ func TestRelConcurrentItemsCount(t *testing.T) {
 				go func() {
 					defer fill.Done()
 					it, err := c.UploadFile(ctx, f.ID, strings.NewReader(fmt.Sprintf("temp %d/%d", i, j)), profilesvc.UploadParams{Filename: "t.txt"})
-					if err != nil {
-						t.Errorf("churner: UploadFile: %v", err)
+					if !assert.NoError(t, err, "churner: UploadFile") {
 						return
 					}
 					mu.Lock()
@@ -408,12 +253,9 @@ func TestRelConcurrentItemsCount(t *testing.T) {
 				}()
 			}
 			fill.Wait()
-			if got, err := c.GetFolder(ctx, f.ID); err != nil || got.ItemsCount != 3 || len(got.Items) != 3 {
-				t.Errorf("churner: temporary folder = %+v, %v; want 3 items", got, err)
-			}
-			if err := c.DeleteFolder(ctx, f.ID); err != nil {
-				t.Errorf("churner: DeleteFolder: %v", err)
-			}
+			got, err := c.GetFolder(ctx, f.ID)
+			assert.True(t, err == nil && got.ItemsCount == 3 && len(got.Items) == 3, "churner: temporary folder = %+v, %v; want 3 items", got, err)
+			assert.NoError(t, c.DeleteFolder(ctx, f.ID), "churner: DeleteFolder")
 		}
 	}()
 
@@ -429,24 +271,20 @@ func TestRelConcurrentItemsCount(t *testing.T) {
 			default:
 			}
 			p, ok := srv.Profile(pid)
-			if !ok {
-				t.Errorf("observer: the profile is gone")
+			if !assert.True(t, ok, "observer: the profile is gone") {
 				return
 			}
 			sum := 0
 			for _, f := range p.Folders {
 				sum += f.ItemsCount
 			}
-			if p.ItemsCount != sum {
-				t.Errorf("observer: profile itemsCount %d, its folders hold %d", p.ItemsCount, sum)
-			}
+			assert.Equal(t, sum, p.ItemsCount, "observer: profile itemsCount, want what its folders hold")
 			for _, fid := range folders {
-				if f, ok := srv.Folder(fid); !ok || f.ItemsCount != len(f.Items) {
-					t.Errorf("observer: kit folder %s = %+v, want itemsCount = len(items)", fid, f)
-				}
+				kf, ok := srv.Folder(fid)
+				assert.True(t, ok && kf.ItemsCount == len(kf.Items), "observer: kit folder %s = %+v, want itemsCount = len(items)", fid, kf)
 				f, err := c.GetFolder(ctx, fid)
-				if err != nil || f.ItemsCount != len(f.Items) {
-					t.Errorf("observer: GET folder %s: itemsCount %d with %d items, %v", fid, f.ItemsCount, len(f.Items), err)
+				if assert.NoError(t, err, "observer: GET folder %s", fid) {
+					assert.Equal(t, len(f.Items), f.ItemsCount, "observer: GET folder %s: itemsCount, want its number of items", fid)
 				}
 			}
 			snapshots.Add(1)
@@ -458,21 +296,15 @@ func TestRelConcurrentItemsCount(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	if snapshots.Load() == 0 {
-		t.Error("the observer saw no snapshot while the load ran")
-	}
+	assert.NotZero(t, snapshots.Load(), "the observer saw no snapshot while the load ran")
 	for _, id := range churned {
 		ledger.withDir[id] = true
 	}
 
 	// The end state is exactly what the answers said.
-	if len(ledger.twiceGone) > 0 {
-		t.Errorf("items deleted twice (204 twice): %v", ledger.twiceGone)
-	}
+	assert.Empty(t, ledger.twiceGone, "items deleted twice (204 twice)")
 	for id, n := range ledger.notFound {
-		if !ledger.deleted[id] {
-			t.Errorf("DELETE of item %s answered 404 %d times, but no DELETE of it succeeded", id, n)
-		}
+		assert.True(t, ledger.deleted[id], "DELETE of item %s answered 404 %d times, but no DELETE of it succeeded", id, n)
 	}
 	want := map[string][]string{}
 	total := 0
@@ -485,71 +317,57 @@ func TestRelConcurrentItemsCount(t *testing.T) {
 	for _, fid := range folders {
 		slices.Sort(want[fid])
 		kf, ok := srv.Folder(fid)
-		if !ok {
-			t.Fatalf("folder %s is gone", fid)
-		}
+		require.True(t, ok, "folder %s is gone", fid)
 		var kit []string
 		for _, it := range kf.Items {
 			kit = append(kit, it.ID)
 		}
 		slices.Sort(kit)
-		if !slices.Equal(kit, want[fid]) || kf.ItemsCount != len(want[fid]) {
-			t.Errorf("folder %s: the kit lists %d items (itemsCount %d), want %d: got %v, want %v", fid, len(kit), kf.ItemsCount, len(want[fid]), kit, want[fid])
+		if diff := cmp.Diff(want[fid], kit); diff != "" {
+			t.Errorf("folder %s: the kit's items differ from what the answers said (-want +got):\n%s", fid, diff)
 		}
+		assert.Equal(t, len(want[fid]), kf.ItemsCount, "folder %s: the kit's itemsCount", fid)
 		hf, err := c.GetFolder(ctx, fid)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var got []string
 		for _, it := range hf.Items {
 			got = append(got, it.ID)
 		}
 		slices.Sort(got)
-		if !slices.Equal(got, want[fid]) || hf.ItemsCount != len(want[fid]) {
-			t.Errorf("GET folder %s lists %d items (itemsCount %d), want %d", fid, len(got), hf.ItemsCount, len(want[fid]))
+		if diff := cmp.Diff(want[fid], got); diff != "" {
+			t.Errorf("GET folder %s: the items differ from what the answers said (-want +got):\n%s", fid, diff)
 		}
+		assert.Equal(t, len(want[fid]), hf.ItemsCount, "GET folder %s: itemsCount", fid)
 	}
 	listed := 0
 	for f, err := range c.ListFolders(ctx, pid, &profilesvc.ListFoldersParams{Limit: 2}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Contains(folders, f.ID) {
-			t.Errorf("the listing holds folder %s (%q), which should be gone", f.ID, f.Name)
+		require.NoError(t, err)
+		if !assert.Contains(t, folders, f.ID, "the listing holds folder %s (%q), which should be gone", f.ID, f.Name) {
 			continue
 		}
 		listed++
-		if f.ItemsCount != len(want[f.ID]) {
-			t.Errorf("the listing gives folder %s itemsCount %d, want %d", f.ID, f.ItemsCount, len(want[f.ID]))
-		}
+		assert.Equal(t, len(want[f.ID]), f.ItemsCount, "the listing gives folder %s itemsCount", f.ID)
 	}
-	if listed != len(folders) {
-		t.Errorf("the listing holds %d of the %d folders", listed, len(folders))
-	}
-	if kp, _ := srv.Profile(pid); kp.ItemsCount != total {
-		t.Errorf("the kit's profile itemsCount = %d, want %d", kp.ItemsCount, total)
-	}
-	if hp, err := c.GetProfile(ctx, pid); err != nil || hp.ItemsCount != total {
-		t.Errorf("GET profile itemsCount = %v, %v; want %d", hp, err, total)
-	}
+	assert.Equal(t, len(folders), listed, "folders the listing holds")
+	kp, _ := srv.Profile(pid)
+	assert.Equal(t, total, kp.ItemsCount, "the kit's profile itemsCount")
+	hp, err := c.GetProfile(ctx, pid)
+	assert.True(t, err == nil && hp.ItemsCount == total, "GET profile itemsCount = %v, %v; want %d", hp, err, total)
 	for id, data := range ledger.data {
 		b, ok := srv.ItemBytes(id)
-		switch {
-		case ledger.deleted[id] && ok:
-			t.Errorf("deleted item %s is still stored", id)
-		case !ledger.deleted[id] && !ok:
-			t.Errorf("item %s was lost", id)
-		case ok && !bytes.Equal(b, data):
-			t.Errorf("item %s holds %d bytes, not the %d uploaded", id, len(b), len(data))
+		if ledger.deleted[id] {
+			assert.False(t, ok, "deleted item %s is still stored", id)
+			continue
+		}
+		if assert.True(t, ok, "item %s was lost", id) {
+			assert.True(t, bytes.Equal(b, data), "item %s holds %d bytes, not the %d uploaded", id, len(b), len(data))
 		}
 	}
 	for id := range ledger.withDir {
-		if _, ok := srv.Item(id); ok {
-			t.Errorf("item %s of a deleted folder is still stored", id)
-		}
-		if _, err := c.GetItem(ctx, id); !errors.Is(err, profilesvc.ErrItemNotFound) {
-			t.Errorf("GET item %s of a deleted folder: %v, want ITEM_NOT_FOUND", id, err)
-		}
+		_, ok := srv.Item(id)
+		assert.False(t, ok, "item %s of a deleted folder is still stored", id)
+		_, err := c.GetItem(ctx, id)
+		assert.ErrorIs(t, err, profilesvc.ErrItemNotFound, "GET item %s of a deleted folder", id)
 	}
 	t.Logf("%d items remain in %d folders; %d deleted; %d deleted with their folders; %d snapshots observed",
 		total, len(folders), len(ledger.deleted), len(ledger.withDir), snapshots.Load())
@@ -564,7 +382,7 @@ func TestRelConcurrentItemsCount(t *testing.T) {
 func TestRelRetentionUnderConcurrentCompletion(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(4*time.Millisecond), mockserver.WithRequestRecordSize(0))
-	hc := relHTTPClient(t)
+	hc := newHTTPClient(t)
 	ctx := t.Context()
 	const profiles, perProfile, goroutines = 6, 14, 3
 	type prof struct {
@@ -576,7 +394,7 @@ func TestRelRetentionUnderConcurrentCompletion(t *testing.T) {
 	ps := make([]*prof, profiles)
 	for i := range ps {
 		ps[i] = &prof{}
-		ps[i].id, _, ps[i].item = relProfile(t, srv, fmt.Sprintf("Retained %d", i))
+		ps[i].id, _, ps[i].item = addProfileWithItem(t, srv.Tenant, fmt.Sprintf("Retained %d", i))
 	}
 
 	var load, obs sync.WaitGroup
@@ -589,24 +407,19 @@ func TestRelRetentionUnderConcurrentCompletion(t *testing.T) {
 		if n := int64(len(list)); n > maxSeen.Load() {
 			maxSeen.Store(n)
 		}
-		if len(list) > 5 {
-			t.Errorf("profile %s holds %d analyses (kit)", p.id, len(list))
-		}
+		assert.LessOrEqual(t, len(list), 5, "profile %s holds %d analyses (kit)", p.id, len(list))
 		for _, a := range list {
 			createdAt.LoadOrStore(a.ID, a.CreatedAt)
 		}
-		r, err := relDo(ctx, hc, srv, "GET", "/v1/profiles/"+p.id+"/analyses?limit=100", "", nil)
+		r, err := sendWith(hc, srv, request{Method: "GET", Path: "/v1/profiles/" + p.id + "/analyses?limit=100", Ctx: ctx})
 		var page struct {
 			Count int               `json:"count"`
 			Items []json.RawMessage `json:"items"`
 		}
-		if err != nil || r.Status != http.StatusOK || json.Unmarshal(r.Body, &page) != nil {
-			t.Errorf("listing analyses of %s: %s %v", p.id, r, err)
+		if !assert.True(t, err == nil && r.Status == http.StatusOK && json.Unmarshal(r.Body, &page) == nil, "listing analyses of %s: %s %v", p.id, r, err) {
 			return
 		}
-		if page.Count > 5 || len(page.Items) > 5 {
-			t.Errorf("profile %s lists %d analyses (count %d)", p.id, len(page.Items), page.Count)
-		}
+		assert.True(t, page.Count <= 5 && len(page.Items) <= 5, "profile %s lists %d analyses (count %d)", p.id, len(page.Items), page.Count)
 		observations.Add(1)
 	}
 	for range 2 {
@@ -632,18 +445,22 @@ func TestRelRetentionUnderConcurrentCompletion(t *testing.T) {
 				defer load.Done()
 				rng := rand.New(rand.NewPCG(uint64(pi), uint64(g)))
 				for p.started.Load() < perProfile {
-					r, err := relDo(ctx, hc, srv, "POST", "/v1/analyses/"+p.id+"/analyze", "application/json", relStartBody(p.item))
-					if err != nil {
-						t.Errorf("start on %s: %v", p.id, err)
+					r, err := sendWith(hc, srv, request{Method: "POST", Path: "/v1/analyses/" + p.id + "/analyze", Ctx: ctx, JSON: targets(p.item)})
+					if !assert.NoError(t, err, "start on %s", p.id) {
 						return
 					}
 					switch r.Status {
 					case http.StatusConflict:
+						// A client backing off at random before it tries
+						// again, as a real one would: the jitter spreads the
+						// starts so that they race the completions. The test
+						// waits for nothing here; the pause is the load's
+						// shape.
 						time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
 						continue
 					case http.StatusAccepted:
 					default:
-						t.Errorf("start on %s: %s", p.id, r)
+						assert.Failf(t, "unexpected answer to a start", "start on %s: %s", p.id, r)
 						return
 					}
 					var out struct {
@@ -656,31 +473,29 @@ func TestRelRetentionUnderConcurrentCompletion(t *testing.T) {
 					p.mu.Unlock()
 					if rng.IntN(2) == 0 {
 						// Complete it now, racing the server's own timer.
-						r, err := relDo(ctx, hc, srv, "POST", "/_mock/analyses/"+out.ID+"/complete", "", nil)
-						if err != nil || (r.Status != http.StatusOK && r.Status != http.StatusConflict && r.Status != http.StatusNotFound) {
-							t.Errorf("completing %s: %s %v", out.ID, r, err)
-						}
+						r, err := sendWith(hc, srv, request{Method: "POST", Path: "/_mock/analyses/" + out.ID + "/complete", Ctx: ctx})
+						assert.True(t, err == nil && (r.Status == http.StatusOK || r.Status == http.StatusConflict || r.Status == http.StatusNotFound),
+							"completing %s: %s %v", out.ID, r, err)
 					}
 				}
 			}()
 		}
 	}
 	load.Wait()
-	// Let the last runs finish, observing all the while.
-	deadline := time.Now().Add(10 * time.Second)
+	// Let the last runs finish, observing all the while: a long poll on
+	// each analysis still running answers as it ends (no start comes any
+	// more, so none is deleted meanwhile).
 	for _, p := range ps {
-		for {
-			running := false
-			for _, a := range srv.Analyses(p.id) {
-				running = running || !a.Status.IsTerminal()
+		for _, a := range srv.Analyses(p.id) {
+			if a.Status.IsTerminal() {
+				continue
 			}
-			if !running {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the analyses of %s are still running after 10s", p.id)
-			}
-			time.Sleep(5 * time.Millisecond)
+			r, err := sendWith(hc, srv, request{Method: "GET", Path: "/v1/analyses/" + a.ID + "?waitForReport=true&timeoutSeconds=10", Ctx: ctx})
+			require.NoError(t, err, "long poll on %s", a.ID)
+			require.Equal(t, http.StatusOK, r.Status, "long poll on %s: %s", a.ID, r)
+		}
+		for _, a := range srv.Analyses(p.id) {
+			require.True(t, a.Status.IsTerminal(), "the analyses of %s are still running after a 10s long poll: %s is %s", p.id, a.ID, a.Status)
 		}
 	}
 	close(stop)
@@ -690,42 +505,30 @@ func TestRelRetentionUnderConcurrentCompletion(t *testing.T) {
 	}
 
 	for _, p := range ps {
-		if len(p.ids) < perProfile {
-			t.Fatalf("profile %s: %d analyses started, want at least %d", p.id, len(p.ids), perProfile)
-		}
+		require.GreaterOrEqual(t, len(p.ids), perProfile, "profile %s: analyses started", p.id)
 		kept := srv.Analyses(p.id)
-		if len(kept) != 5 {
-			t.Errorf("profile %s holds %d analyses at the end, want exactly 5", p.id, len(kept))
+		if !assert.Len(t, kept, 5, "profile %s: analyses held at the end, want exactly 5", p.id) {
 			continue
 		}
+		slices.Reverse(kept) // the kit lists oldest first; the API newest first
 		keptIDs := map[string]bool{}
 		oldestKept := kept[len(kept)-1].CreatedAt
 		for _, a := range kept {
 			keptIDs[a.ID] = true
-			if a.Status != profilesvc.AnalysisCompleted {
-				t.Errorf("kept analysis %s is %s, want completed", a.ID, a.Status)
-			}
-			if !slices.Contains(p.ids, a.ID) {
-				t.Errorf("kept analysis %s was never started by the test", a.ID)
-			}
+			assert.Equal(t, profilesvc.AnalysisCompleted, a.Status, "status of kept analysis %s", a.ID)
+			assert.Contains(t, p.ids, a.ID, "kept analysis %s was never started by the test", a.ID)
 		}
 		// Listed newest first, and the same five over HTTP.
-		if !sort.SliceIsSorted(kept, func(i, j int) bool { return kept[i].CreatedAt.After(kept[j].CreatedAt) }) {
-			t.Errorf("profile %s: analyses not newest first", p.id)
-		}
-		r, err := relDo(ctx, hc, srv, "GET", "/v1/profiles/"+p.id+"/analyses?limit=100", "", nil)
+		assert.True(t, sort.SliceIsSorted(kept, func(i, j int) bool { return kept[i].CreatedAt.After(kept[j].CreatedAt) }), "profile %s: analyses not newest first", p.id)
+		r, err := sendWith(hc, srv, request{Method: "GET", Path: "/v1/profiles/" + p.id + "/analyses?limit=100", Ctx: ctx})
 		var page struct {
 			Items []struct {
 				ID string `json:"id"`
 			} `json:"items"`
 		}
-		if err != nil || json.Unmarshal(r.Body, &page) != nil || len(page.Items) != 5 {
-			t.Errorf("profile %s: listing %s %v, want 5 analyses", p.id, r, err)
-		}
+		assert.True(t, err == nil && json.Unmarshal(r.Body, &page) == nil && len(page.Items) == 5, "profile %s: listing %s %v, want 5 analyses", p.id, r, err)
 		for i, it := range page.Items {
-			if it.ID != kept[i].ID {
-				t.Errorf("profile %s: listing[%d] = %s, kit %s", p.id, i, it.ID, kept[i].ID)
-			}
+			assert.Equal(t, kept[i].ID, it.ID, "profile %s: listing[%d], want the kit's", p.id, i)
 		}
 		// Every older one is gone, from every route, and was older.
 		gone := 0
@@ -734,23 +537,18 @@ func TestRelRetentionUnderConcurrentCompletion(t *testing.T) {
 				continue
 			}
 			gone++
-			if v, ok := createdAt.Load(id); ok && v.(time.Time).After(oldestKept) {
-				t.Errorf("profile %s: deleted analysis %s was created at %v, after the oldest kept one (%v)", p.id, id, v, oldestKept)
+			if v, ok := createdAt.Load(id); ok {
+				assert.False(t, v.(time.Time).After(oldestKept), "profile %s: deleted analysis %s was created at %v, after the oldest kept one (%v)", p.id, id, v, oldestKept)
 			}
 			for _, path := range []string{"/v1/analyses/" + id, "/v1/analyses/" + id + "/report"} {
-				r, err := relDo(ctx, hc, srv, "GET", path, "", nil)
-				if err != nil || r.Status != http.StatusNotFound || relErrorCode(r.Body) != profilesvc.CodeAnalysisNotFound {
-					t.Errorf("GET %s of a deleted analysis: %s %v, want 404 ANALYSIS_NOT_FOUND", path, r, err)
-				}
+				r, err := sendWith(hc, srv, request{Method: "GET", Path: path, Ctx: ctx})
+				assert.True(t, err == nil && r.Status == http.StatusNotFound && errorCode(r.Body) == profilesvc.CodeAnalysisNotFound,
+					"GET %s of a deleted analysis: %s %v, want 404 ANALYSIS_NOT_FOUND", path, r, err)
 			}
 		}
-		if gone != len(p.ids)-5 {
-			t.Errorf("profile %s: %d analyses gone, want %d", p.id, gone, len(p.ids)-5)
-		}
+		assert.Equal(t, len(p.ids)-5, gone, "profile %s: analyses gone", p.id)
 	}
-	if maxSeen.Load() != 5 {
-		t.Errorf("the largest observation was %d analyses, want 5 reached and never passed", maxSeen.Load())
-	}
+	assert.Equal(t, int64(5), maxSeen.Load(), "the largest observation, want 5 reached and never passed")
 	t.Logf("%d observations while %d analyses ran on %d profiles", observations.Load(), profiles*perProfile, profiles)
 }
 
@@ -762,27 +560,24 @@ func TestRelRetentionUnderConcurrentCompletion(t *testing.T) {
 // listed twice.
 func TestRelFolderPaginationUnderChurn(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.NewTest(t, mockserver.WithRequestRecordSize(0))
-	c := relSDK(t, srv)
+	// A clock whose readings all differ: the folders made one after the
+	// other have distinct creation times.
+	srv := mockserver.NewTest(t, mockserver.WithRequestRecordSize(0), mockserver.WithClock(&risingClock{}))
+	c := newSDK(t, srv)
 	ctx := t.Context()
-	pid, def, _ := relProfile(t, srv, "Paged Profile")
+	pid, def, _ := addProfileWithItem(t, srv.Tenant, "Paged Profile")
 	stable := map[string]bool{def: true}
 	var poolMu sync.Mutex
 	var pool []string // churn folders that may be deleted
 	letters := "abcdefghijklmnopqrstuvwxyz"
 	for i := range 24 {
 		f, err := srv.CreateFolder(pid, fmt.Sprintf("%c stable %02d", letters[(i*7)%26], i))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		stable[f.ID] = true
 		// A churn folder between every two stable ones, in every order.
 		g, err := srv.CreateFolder(pid, fmt.Sprintf("%c churn %02d", letters[(i*11+3)%26], i))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		pool = append(pool, g.ID)
-		time.Sleep(time.Millisecond) // distinct creation times
 	}
 
 	orders := []profilesvc.ListFoldersParams{
@@ -810,8 +605,7 @@ func TestRelFolderPaginationUnderChurn(t *testing.T) {
 				}
 				if rng.IntN(2) == 0 {
 					f, err := c.CreateFolder(ctx, pid, fmt.Sprintf("%c new %d-%d", letters[rng.IntN(26)], w, i))
-					if err != nil {
-						t.Errorf("churn: CreateFolder: %v", err)
+					if !assert.NoError(t, err, "churn: CreateFolder") {
 						return
 					}
 					created.Add(1)
@@ -829,8 +623,7 @@ func TestRelFolderPaginationUnderChurn(t *testing.T) {
 				id := pool[k]
 				pool = slices.Delete(pool, k, k+1)
 				poolMu.Unlock()
-				if err := c.DeleteFolder(ctx, id); err != nil {
-					t.Errorf("churn: DeleteFolder(%s): %v", id, err)
+				if !assert.NoError(t, c.DeleteFolder(ctx, id), "churn: DeleteFolder(%s)", id) {
 					return
 				}
 				deleted.Add(1)
@@ -847,22 +640,21 @@ func TestRelFolderPaginationUnderChurn(t *testing.T) {
 				what := fmt.Sprintf("walk sort=%q order=%q #%d", params.Sort, params.Order, rep)
 				seen := map[string]int{}
 				for f, err := range c.ListFolders(ctx, pid, &params) {
-					if err != nil {
-						t.Errorf("%s: %v", what, err)
+					if !assert.NoError(t, err, what) {
 						return
 					}
 					seen[f.ID]++
-					time.Sleep(300 * time.Microsecond) // let the churn move between pages
+					// A client that pauses between folders on purpose, so
+					// that the churn moves the listing between its pages:
+					// the pause is the point of the test, not a wait for
+					// the server.
+					time.Sleep(300 * time.Microsecond)
 				}
 				for id, n := range seen {
-					if n > 1 {
-						t.Errorf("%s: folder %s listed %d times", what, id, n)
-					}
+					assert.LessOrEqual(t, n, 1, "%s: folder %s listed %d times", what, id, n)
 				}
 				for id := range stable {
-					if seen[id] != 1 {
-						t.Errorf("%s: stable folder %s listed %d times, want once", what, id, seen[id])
-					}
+					assert.Equal(t, 1, seen[id], "%s: times stable folder %s was listed, want once", what, id)
 				}
 			}()
 		}
@@ -870,8 +662,6 @@ func TestRelFolderPaginationUnderChurn(t *testing.T) {
 	walks.Wait()
 	close(stop)
 	churn.Wait()
-	if created.Load() == 0 || deleted.Load() == 0 {
-		t.Errorf("the churn made %d folders and deleted %d during the walks; want both", created.Load(), deleted.Load())
-	}
+	assert.True(t, created.Load() > 0 && deleted.Load() > 0, "the churn made %d folders and deleted %d during the walks; want both", created.Load(), deleted.Load())
 	t.Logf("%d walks while the churn made %d folders and deleted %d", 2*len(orders), created.Load(), deleted.Load())
 }

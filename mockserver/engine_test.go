@@ -6,15 +6,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go"
-)
-
-// Documents of the engine's tests (package engine has them too), for the
-// tests that go through the server.
-const (
-	enginePassport = "PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12\nPassport Number: X1234567\nExpiry Date: 2031-05-01\nNationality: Canadian\n"
-	engineBank     = "Bank statement\nAccount holder: Jane Doe\nAddress: 12 Elm Street, Springfield\nDate of birth: 12/04/1990\nAccount number: 12345678\n"
 )
 
 // TestEngineDeterministicThroughTheServer runs the same documents on
@@ -24,37 +18,28 @@ func TestEngineDeterministicThroughTheServer(t *testing.T) {
 	run := func(seed uint64, start time.Time) *profilesvc.Analysis {
 		srv := NewTest(t, WithManualAnalyses(), WithIDSeed(seed), WithClock(NewFakeClock(start)))
 		p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Jane Doe"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var ids []string
-		for _, d := range []struct{ name, text string }{{"passport.txt", enginePassport}, {"statement.txt", engineBank}} {
+		for _, d := range []struct{ name, text string }{{"passport.txt", passportText}, {"statement.txt", bankText}} {
 			it, err := srv.AddTextItem(p.Folders[0].ID, d.name, d.text)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			ids = append(ids, it.ID)
 		}
 		id, e := srv.startAnalysis(p.ID, ids, nil, nil)
-		if e != nil {
-			t.Fatal(e)
-		}
-		if err := srv.CompleteAnalysis(id); err != nil {
-			t.Fatal(err)
-		}
+		require.Nil(t, e, "startAnalysis")
+		require.NoError(t, srv.CompleteAnalysis(id))
 		a, _ := srv.Analysis(id)
 		return a
 	}
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	a := run(1, t0)
 	b := run(2, t0)
-	if a.ID == b.ID {
-		t.Fatal("different seeds gave the same IDs")
-	}
+	require.NotEqual(t, a.ID, b.ID, "different seeds gave the same IDs")
 	// Under a fixed ID seed and clock, the whole analysis is the same,
 	// byte for byte.
-	if again := run(1, t0); string(again.Raw) != string(a.Raw) {
-		t.Errorf("same seed and clock, different analyses:\n%s\n%s", a.Raw, again.Raw)
+	again := run(1, t0)
+	if diff := cmp.Diff(string(a.Raw), string(again.Raw)); diff != "" {
+		t.Errorf("same seed and clock, different analyses (-first +second):\n%s", diff)
 	}
 	norm := func(s string) string {
 		s = strings.ReplaceAll(s, a.ProfileID, "PROFILE")
@@ -64,8 +49,8 @@ func TestEngineDeterministicThroughTheServer(t *testing.T) {
 		}
 		return s
 	}
-	if norm(string(a.ExtractedData)) != norm(string(b.ExtractedData)) {
-		t.Errorf("extracted data differs:\n%s\n%s", a.ExtractedData, b.ExtractedData)
+	if diff := cmp.Diff(norm(string(a.ExtractedData)), norm(string(b.ExtractedData))); diff != "" {
+		t.Errorf("extracted data differs (-seed 1 +seed 2):\n%s", diff)
 	}
 	ignore := cmp.Options{
 		cmp.FilterPath(func(p cmp.Path) bool {
@@ -89,7 +74,7 @@ func TestEngineDeterministicThroughTheServer(t *testing.T) {
 		"raw results": {a.RawActionResults, b.RawActionResults}, "processing time": {a.ProcessingTimeMs, b.ProcessingTimeMs},
 	} {
 		if diff := cmp.Diff(pair[0], pair[1], ignore); diff != "" {
-			t.Errorf("%s differ:\n%s", name, diff)
+			t.Errorf("%s differ (-seed 1 +seed 2):\n%s", name, diff)
 		}
 	}
 }

@@ -10,80 +10,37 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
-// hCheckFolder checks the fields of a folder answer (without items).
-func hCheckFolder(t *testing.T, what string, f map[string]any, profileID string) {
-	t.Helper()
-	hKeys(t, what, f, "id", "profileId", "name", "isDefault", "itemsCount", "createdAt", "updatedAt")
-	hID(t, what, f, "id", "fld_", "fd_")
-	if got := hStr(t, what, f, "profileId"); got != profileID {
-		t.Errorf("%s: profileId = %q, want %q", what, got, profileID)
-	}
-	hStr(t, what, f, "name")
-	hBool(t, what, f, "isDefault")
-	hNum(t, what, f, "itemsCount")
-	hTime(t, what, f, "createdAt")
-	hTime(t, what, f, "updatedAt")
-}
-
-// hListFolders reads one page of a profile's folders and checks its shape.
-func hListFolders(t *testing.T, srv *mockserver.Server, profileID, query string) (ids []string, names []string, next *string) {
-	t.Helper()
-	page := hJSON(t, srv, "GET", "/v1/profiles/"+profileID+"/folders"+query, nil, http.StatusOK)
-	hExactKeys(t, "folder page", page, "count", "nextCursor", "items")
-	items := hObjs(t, "folder page", page, "items")
-	if got := hNum(t, "folder page", page, "count"); int(got) != len(items) {
-		t.Errorf("count = %v, but the page has %d items", got, len(items))
-	}
-	for i, f := range items {
-		what := fmt.Sprintf("items[%d]", i)
-		hCheckFolder(t, what, f, profileID)
-		hNoKeyIn(t, what, f, "items")
-		ids = append(ids, f["id"].(string))
-		names = append(names, f["name"].(string))
-	}
-	switch c := page["nextCursor"].(type) {
-	case string:
-		if c == "" {
-			t.Errorf("nextCursor is an empty string: want a cursor or null")
-		}
-		next = &c
-	case nil:
-		hNull(t, "folder page", page, "nextCursor")
-	default:
-		t.Errorf("nextCursor = %#v, want a string or null", c)
-	}
-	return ids, names, next
-}
-
 func TestCreateFolder(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	pid, _ := hProfile(t, srv, "P")
-	f := hJSON(t, srv, "POST", "/v1/profiles/"+pid+"/folders", map[string]any{"name": "Invoices"}, http.StatusCreated)
-	hCheckFolder(t, "created folder", f, pid)
-	if f["name"] != "Invoices" || f["isDefault"] != false || f["itemsCount"] != float64(0) {
-		t.Errorf("created folder = %v", f)
-	}
-	got := hJSON(t, srv, "GET", "/v1/folders/"+f["id"].(string), nil, http.StatusOK)
+	srv := newServer(t)
+	pid, _ := createProfile(t, srv, "P")
+	f := doJSON(t, srv, "POST", "/v1/profiles/"+pid+"/folders", map[string]any{"name": "Invoices"}, http.StatusCreated)
+	checkFolder(t, "created folder", f, pid)
+	assert.True(t, f["name"] == "Invoices" && f["isDefault"] == false && f["itemsCount"] == float64(0), "created folder = %v", f)
+	got := doJSON(t, srv, "GET", "/v1/folders/"+f["id"].(string), nil, http.StatusOK)
 	for _, k := range []string{"id", "profileId", "name", "isDefault", "itemsCount", "createdAt", "updatedAt"} {
-		hEqualJSON(t, "GET folder "+k, got[k], f[k])
+		wantSameJSON(t, "GET folder "+k, got[k], f[k])
 	}
-	hErr(t, hDo(t, srv, "POST", "/v1/profiles/pf_nope/folders", map[string]any{"name": "x"}), http.StatusNotFound, "PROFILE_NOT_FOUND", "pf_nope")
-	for _, name := range []any{"", " ", hRepeat("n", 256), nil} {
-		hErr(t, hDo(t, srv, "POST", "/v1/profiles/"+pid+"/folders", map[string]any{"name": name}), http.StatusBadRequest, "VALIDATION_ERROR", "name")
+	wantError(t, do(t, srv, "POST", "/v1/profiles/pf_nope/folders", map[string]any{"name": "x"}), http.StatusNotFound, "PROFILE_NOT_FOUND", "pf_nope")
+	for _, name := range []any{"", " ", strings.Repeat("n", 256), nil} {
+		wantError(t, do(t, srv, "POST", "/v1/profiles/"+pid+"/folders", map[string]any{"name": name}), http.StatusBadRequest, "VALIDATION_ERROR", "name")
 	}
-	hJSON(t, srv, "POST", "/v1/profiles/"+pid+"/folders", map[string]any{"name": hRepeat("폴", 255)}, http.StatusCreated)
+	doJSON(t, srv, "POST", "/v1/profiles/"+pid+"/folders", map[string]any{"name": strings.Repeat("폴", 255)}, http.StatusCreated)
 }
 
 func TestListFoldersSearch(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	pid, _ := hProfile(t, srv, "P")
+	srv := newServer(t)
+	pid, _ := createProfile(t, srv, "P")
 	for _, n := range []string{"Invoices 2024", "old INVOICES", "Receipts", "Ünïcode Ärchive"} {
-		hFolder(t, srv, pid, n)
+		createFolder(t, srv, pid, n)
 	}
 	cases := []struct {
 		search string
@@ -99,37 +56,34 @@ func TestListFoldersSearch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.search, func(t *testing.T) {
-			_, names, next := hListFolders(t, srv, pid, "?sort=name&order=asc&search="+url.QueryEscape(c.search))
-			hEqualJSON(t, "names", names, c.want)
+			_, names, next := listFolders(t, srv, pid, "?sort=name&order=asc&search="+url.QueryEscape(c.search))
+			wantSameJSON(t, "names", names, c.want)
 			if next != nil {
-				t.Errorf("nextCursor = %q on the only page, want null", *next)
+				assert.Failf(t, "a cursor on the only page", "nextCursor = %q on the only page, want null", *next)
 			}
 		})
 	}
 	t.Run("empty page has an empty items array", func(t *testing.T) {
-		page := hJSON(t, srv, "GET", "/v1/profiles/"+pid+"/folders?search=zzz", nil, http.StatusOK)
-		if items, ok := page["items"].([]any); !ok || len(items) != 0 {
-			t.Errorf("items = %#v, want []", page["items"])
-		}
-		if page["count"] != float64(0) {
-			t.Errorf("count = %v, want 0", page["count"])
-		}
+		page := doJSON(t, srv, "GET", "/v1/profiles/"+pid+"/folders?search=zzz", nil, http.StatusOK)
+		items, ok := page["items"].([]any)
+		assert.True(t, ok && len(items) == 0, "items = %#v, want []", page["items"])
+		assert.Equal(t, float64(0), page["count"], "count")
 	})
 }
 
 func TestListFoldersSortAndOrder(t *testing.T) {
 	t.Parallel()
 	clock := mockserver.NewFakeClock(time.Date(2030, 3, 1, 0, 0, 0, 0, time.UTC))
-	srv := hNew(t, mockserver.WithClock(clock))
-	pid, _ := hProfile(t, srv, "P") // "default" is created first
+	srv := newServer(t, mockserver.WithClock(clock))
+	pid, _ := createProfile(t, srv, "P") // "default" is created first
 	ids := map[string]string{}
 	for _, n := range []string{"charlie", "Alpha", "bravo"} {
 		clock.Advance(time.Second)
-		ids[n] = hFolder(t, srv, pid, n)
+		ids[n] = createFolder(t, srv, pid, n)
 	}
 	// Renaming moves updatedAt: "Alpha" becomes "alpha2", the most recently updated.
 	clock.Advance(time.Second)
-	hJSON(t, srv, "PATCH", "/v1/folders/"+ids["Alpha"], map[string]any{"name": "alpha2"}, http.StatusOK)
+	doJSON(t, srv, "PATCH", "/v1/folders/"+ids["Alpha"], map[string]any{"name": "alpha2"}, http.StatusOK)
 
 	cases := []struct {
 		query string
@@ -148,24 +102,24 @@ func TestListFoldersSortAndOrder(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
-			_, names, _ := hListFolders(t, srv, pid, c.query)
-			hEqualJSON(t, "names", names, c.want)
+			_, names, _ := listFolders(t, srv, pid, c.query)
+			wantSameJSON(t, "names", names, c.want)
 		})
 	}
 	for _, q := range []string{"?sort=size", "?sort=NAME", "?sort=", "?order=up", "?order=ASC", "?order="} {
 		t.Run("refused "+q, func(t *testing.T) {
 			param := strings.SplitN(strings.TrimPrefix(q, "?"), "=", 2)[0]
-			hErr(t, hDo(t, srv, "GET", "/v1/profiles/"+pid+"/folders"+q, nil), http.StatusBadRequest, "VALIDATION_ERROR", param)
+			wantError(t, do(t, srv, "GET", "/v1/profiles/"+pid+"/folders"+q, nil), http.StatusBadRequest, "VALIDATION_ERROR", param)
 		})
 	}
 }
 
 func TestListFoldersLimit(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	pid, _ := hProfile(t, srv, "P")
+	srv := newServer(t)
+	pid, _ := createProfile(t, srv, "P")
 	for i := 0; i < 11; i++ {
-		hFolder(t, srv, pid, fmt.Sprintf("f%02d", i))
+		createFolder(t, srv, pid, fmt.Sprintf("f%02d", i))
 	} // 12 folders with the default one
 	cases := []struct {
 		query    string
@@ -180,19 +134,15 @@ func TestListFoldersLimit(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run("limit "+c.query, func(t *testing.T) {
-			ids, _, next := hListFolders(t, srv, pid, c.query)
-			if len(ids) != c.want {
-				t.Errorf("%d folders, want %d", len(ids), c.want)
-			}
-			if c.lastPage != (next == nil) {
-				t.Errorf("nextCursor = %v, want last page %v", next, c.lastPage)
-			}
+			ids, _, next := listFolders(t, srv, pid, c.query)
+			assert.Len(t, ids, c.want, "folders")
+			assert.Equal(t, c.lastPage, next == nil, "last page (nextCursor = %v)", next)
 		})
 	}
 	for _, v := range []string{"0", "101", "-1", "x", "1.5", "", "1e1", " 5", "99999999999999999999"} {
 		t.Run("refused limit="+v, func(t *testing.T) {
-			r := hDo(t, srv, "GET", "/v1/profiles/"+pid+"/folders?limit="+url.QueryEscape(v), nil)
-			hErr(t, r, http.StatusBadRequest, "VALIDATION_ERROR", "limit")
+			r := do(t, srv, "GET", "/v1/profiles/"+pid+"/folders?limit="+url.QueryEscape(v), nil)
+			wantError(t, r, http.StatusBadRequest, "VALIDATION_ERROR", "limit")
 		})
 	}
 }
@@ -207,13 +157,13 @@ func TestListFoldersCursorStability(t *testing.T) {
 		t.Run("order "+order, func(t *testing.T) {
 			t.Parallel()
 			clock := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-			srv := hNew(t, mockserver.WithClock(clock))
-			pid, def := hProfile(t, srv, "P")
+			srv := newServer(t, mockserver.WithClock(clock))
+			pid, def := createProfile(t, srv, "P")
 			all := map[string]bool{def: true}
 			var created []string
 			for i := 0; i < 14; i++ {
 				clock.Advance(time.Millisecond)
-				id := hFolder(t, srv, pid, fmt.Sprintf("m%02d", i))
+				id := createFolder(t, srv, pid, fmt.Sprintf("m%02d", i))
 				all[id] = true
 				created = append(created, id)
 			}
@@ -227,10 +177,8 @@ func TestListFoldersCursorStability(t *testing.T) {
 			}
 			baseQuery := query
 			for page := 0; ; page++ {
-				if page > 20 {
-					t.Fatal("the walk does not end")
-				}
-				ids, _, next := hListFolders(t, srv, pid, query)
+				require.LessOrEqual(t, page, 20, "the walk does not end")
+				ids, _, next := listFolders(t, srv, pid, query)
 				for _, id := range ids {
 					seen[id]++
 				}
@@ -240,12 +188,12 @@ func TestListFoldersCursorStability(t *testing.T) {
 				// Between pages: add folders at both ends of every order,
 				// delete one folder already seen and one not yet seen.
 				clock.Advance(time.Millisecond)
-				hFolder(t, srv, pid, fmt.Sprintf("a-new-%d", page))
+				createFolder(t, srv, pid, fmt.Sprintf("a-new-%d", page))
 				clock.Advance(time.Millisecond)
-				hFolder(t, srv, pid, fmt.Sprintf("z-new-%d", page))
+				createFolder(t, srv, pid, fmt.Sprintf("z-new-%d", page))
 				for _, id := range ids {
 					if id != def && !deleted[id] {
-						hNoBody(t, hDo(t, srv, "DELETE", "/v1/folders/"+id, nil))
+						wantNoContent(t, do(t, srv, "DELETE", "/v1/folders/"+id, nil))
 						deleted[id] = true
 						break
 					}
@@ -253,7 +201,7 @@ func TestListFoldersCursorStability(t *testing.T) {
 				for i := len(created) - 1; i >= 0; i-- {
 					id := created[i]
 					if seen[id] == 0 && !deleted[id] && page%2 == 0 {
-						hNoBody(t, hDo(t, srv, "DELETE", "/v1/folders/"+id, nil))
+						wantNoContent(t, do(t, srv, "DELETE", "/v1/folders/"+id, nil))
 						deleted[id] = true
 						break
 					}
@@ -267,9 +215,7 @@ func TestListFoldersCursorStability(t *testing.T) {
 				}
 			}
 			for id, n := range seen {
-				if n > 1 {
-					t.Errorf("folder %s was listed %d times", id, n)
-				}
+				assert.LessOrEqual(t, n, 1, "folder %s was listed %d times", id, n)
 			}
 			for id := range all {
 				if deleted[id] {
@@ -277,14 +223,10 @@ func TestListFoldersCursorStability(t *testing.T) {
 				}
 				// Folders deleted after being seen were seen once; the others
 				// that existed throughout must have been seen.
-				if seen[id] != 1 {
-					t.Errorf("folder %s existed throughout the walk but was listed %d times", id, seen[id])
-				}
+				assert.Equal(t, 1, seen[id], "times folder %s, which existed throughout the walk, was listed", id)
 			}
 			for id := range deleted {
-				if seen[id] > 1 {
-					t.Errorf("deleted folder %s listed %d times", id, seen[id])
-				}
+				assert.LessOrEqual(t, seen[id], 1, "deleted folder %s listed %d times", id, seen[id])
 			}
 		})
 	}
@@ -292,18 +234,16 @@ func TestListFoldersCursorStability(t *testing.T) {
 
 func TestListFoldersBadCursor(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	pid, _ := hProfile(t, srv, "P")
+	srv := newServer(t)
+	pid, _ := createProfile(t, srv, "P")
 	for i := 0; i < 5; i++ {
-		hFolder(t, srv, pid, fmt.Sprintf("f%d", i))
+		createFolder(t, srv, pid, fmt.Sprintf("f%d", i))
 	}
-	_, _, next := hListFolders(t, srv, pid, "?limit=2&sort=name&order=asc")
-	if next == nil {
-		t.Fatal("no cursor on the first page")
-	}
+	_, _, next := listFolders(t, srv, pid, "?limit=2&sort=name&order=asc")
+	require.NotNil(t, next, "no cursor on the first page")
 	real := *next
 	// The cursor still works before the tampered ones are tried.
-	hListFolders(t, srv, pid, "?limit=2&cursor="+url.QueryEscape(real))
+	listFolders(t, srv, pid, "?limit=2&cursor="+url.QueryEscape(real))
 
 	changed := []byte(real)
 	mid := len(changed) / 2
@@ -323,7 +263,7 @@ func TestListFoldersBadCursor(t *testing.T) {
 		{"truncated", "cursor=" + url.QueryEscape(real[:len(real)/2])},
 		{"a character changed", "cursor=" + url.QueryEscape(string(changed))},
 		{"doubled", "cursor=" + url.QueryEscape(real+real)},
-		{"very long", "cursor=" + hRepeat("A", 5000)},
+		{"very long", "cursor=" + strings.Repeat("A", 5000)},
 		{"for another sort", "sort=createdAt&cursor=" + url.QueryEscape(real)},
 		{"for another order", "order=desc&cursor=" + url.QueryEscape(real)},
 		{"for another search", "search=f&cursor=" + url.QueryEscape(real)},
@@ -346,147 +286,128 @@ func TestListFoldersBadCursor(t *testing.T) {
 		}
 	}
 	// A cursor belongs to its listing: another profile's folders refuse it.
-	other, _ := hProfile(t, srv, "Other")
+	other, _ := createProfile(t, srv, "Other")
 	for i := 0; i < 5; i++ {
-		hFolder(t, srv, other, fmt.Sprintf("g%d", i))
+		createFolder(t, srv, other, fmt.Sprintf("g%d", i))
 	}
 	t.Run("of another profile's listing", func(t *testing.T) {
-		r := hDo(t, srv, "GET", "/v1/profiles/"+other+"/folders?limit=2&cursor="+url.QueryEscape(real), nil)
-		hErr(t, r, http.StatusBadRequest, "VALIDATION_ERROR", "cursor")
+		r := do(t, srv, "GET", "/v1/profiles/"+other+"/folders?limit=2&cursor="+url.QueryEscape(real), nil)
+		wantError(t, r, http.StatusBadRequest, "VALIDATION_ERROR", "cursor")
 	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := hDo(t, srv, "GET", "/v1/profiles/"+pid+"/folders?limit=2&"+c.query, nil)
-			hErr(t, r, http.StatusBadRequest, "VALIDATION_ERROR", "cursor")
+			r := do(t, srv, "GET", "/v1/profiles/"+pid+"/folders?limit=2&"+c.query, nil)
+			wantError(t, r, http.StatusBadRequest, "VALIDATION_ERROR", "cursor")
 		})
 	}
 }
 
 func TestGetFolder(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	pid, def := hProfile(t, srv, "P")
-	empty := hFolder(t, srv, pid, "Empty")
+	srv := newServer(t)
+	pid, def := createProfile(t, srv, "P")
+	empty := createFolder(t, srv, pid, "Empty")
 
 	t.Run("empty folder has items []", func(t *testing.T) {
-		f := hJSON(t, srv, "GET", "/v1/folders/"+empty, nil, http.StatusOK)
-		hCheckFolder(t, "folder", f, pid)
+		f := doJSON(t, srv, "GET", "/v1/folders/"+empty, nil, http.StatusOK)
+		checkFolder(t, "folder", f, pid)
 		items, ok := f["items"].([]any)
-		if !ok || len(items) != 0 {
-			t.Errorf("items = %#v, want a present, empty array", f["items"])
-		}
+		assert.True(t, ok && len(items) == 0, "items = %#v, want a present, empty array", f["items"])
 	})
 	t.Run("items are summaries", func(t *testing.T) {
-		text := hTextItem(t, srv, def, "note", "hello there")
-		up := hObj(t, hUpload(t, srv, def, "scan.png", hPNG), http.StatusCreated)
-		js := hJSON(t, srv, "POST", "/v1/folders/"+def+"/items",
+		text := createTextItem(t, srv, def, "note", "hello there")
+		up := jsonObject(t, upload(t, srv, def, "scan.png", pngBytes), http.StatusCreated)
+		js := doJSON(t, srv, "POST", "/v1/folders/"+def+"/items",
 			map[string]any{"type": "json", "name": "data", "content": map[string]any{"k": "v"}}, http.StatusCreated)
 
-		f := hJSON(t, srv, "GET", "/v1/folders/"+def, nil, http.StatusOK)
-		hCheckFolder(t, "folder", f, pid)
-		if f["isDefault"] != true || f["name"] != "default" {
-			t.Errorf("default folder = %v", f)
-		}
-		items := hObjs(t, "folder", f, "items")
-		if len(items) != 3 || f["itemsCount"] != float64(3) {
-			t.Fatalf("folder has %d items, itemsCount %v; want 3 and 3", len(items), f["itemsCount"])
-		}
+		f := doJSON(t, srv, "GET", "/v1/folders/"+def, nil, http.StatusOK)
+		checkFolder(t, "folder", f, pid)
+		assert.True(t, f["isDefault"] == true && f["name"] == "default", "default folder = %v", f)
+		items := objectsField(t, "folder", f, "items")
+		require.True(t, len(items) == 3 && f["itemsCount"] == float64(3), "folder has %d items, itemsCount %v; want 3 and 3", len(items), f["itemsCount"])
 		want := []struct {
 			id, typ, name, ct string
 			size              float64
 		}{
 			{text, "text", "note", "text/plain", float64(len("hello there"))},
-			{up["id"].(string), "file", "scan.png", "image/png", float64(len(hPNG))},
+			{up["id"].(string), "file", "scan.png", "image/png", float64(len(pngBytes))},
 			{js["id"].(string), "json", "data", "application/json", float64(len(`{"k":"v"}`))},
 		}
 		for i, it := range items {
 			what := fmt.Sprintf("items[%d]", i)
-			hExactKeys(t, what, it, "id", "type", "name", "contentType", "sizeBytes", "createdAt")
+			wantExactKeys(t, what, it, "id", "type", "name", "contentType", "sizeBytes", "createdAt")
 			w := want[i]
-			if it["id"] != w.id || it["type"] != w.typ || it["name"] != w.name || it["contentType"] != w.ct {
-				t.Errorf("%s = %v, want id %s type %s name %s contentType %s", what, it, w.id, w.typ, w.name, w.ct)
-			}
-			if it["sizeBytes"] != w.size {
-				t.Errorf("%s sizeBytes = %v, want %v", what, it["sizeBytes"], w.size)
-			}
-			hTime(t, what, it, "createdAt")
+			assert.True(t, it["id"] == w.id && it["type"] == w.typ && it["name"] == w.name && it["contentType"] == w.ct,
+				"%s = %v, want id %s type %s name %s contentType %s", what, it, w.id, w.typ, w.name, w.ct)
+			assert.Equal(t, w.size, it["sizeBytes"], "%s sizeBytes", what)
+			timeField(t, what, it, "createdAt")
 		}
 	})
 }
 
 func TestDefaultFolderIsProtected(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	pid, def := hProfile(t, srv, "P")
-	hErr(t, hDo(t, srv, "PATCH", "/v1/folders/"+def, map[string]any{"name": "renamed"}), http.StatusBadRequest, "CANNOT_MODIFY_DEFAULT_FOLDER")
-	hErr(t, hDo(t, srv, "DELETE", "/v1/folders/"+def, nil), http.StatusBadRequest, "CANNOT_DELETE_DEFAULT_FOLDER")
-	f := hJSON(t, srv, "GET", "/v1/folders/"+def, nil, http.StatusOK)
-	if f["name"] != "default" || f["isDefault"] != true {
-		t.Errorf("default folder after refused changes = %v", f)
-	}
-	ids, _, _ := hListFolders(t, srv, pid, "")
-	if len(ids) != 1 || ids[0] != def {
-		t.Errorf("folders = %v, want the default one", ids)
+	srv := newServer(t)
+	pid, def := createProfile(t, srv, "P")
+	wantError(t, do(t, srv, "PATCH", "/v1/folders/"+def, map[string]any{"name": "renamed"}), http.StatusBadRequest, "CANNOT_MODIFY_DEFAULT_FOLDER")
+	wantError(t, do(t, srv, "DELETE", "/v1/folders/"+def, nil), http.StatusBadRequest, "CANNOT_DELETE_DEFAULT_FOLDER")
+	f := doJSON(t, srv, "GET", "/v1/folders/"+def, nil, http.StatusOK)
+	assert.True(t, f["name"] == "default" && f["isDefault"] == true, "default folder after refused changes = %v", f)
+	ids, _, _ := listFolders(t, srv, pid, "")
+	if diff := cmp.Diff([]string{def}, ids); diff != "" {
+		t.Errorf("folders, want the default one (-want +got):\n%s", diff)
 	}
 }
 
 func TestRenameFolder(t *testing.T) {
 	t.Parallel()
 	clock := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	srv := hNew(t, mockserver.WithClock(clock))
-	pid, _ := hProfile(t, srv, "P")
-	id := hFolder(t, srv, pid, "Old")
+	srv := newServer(t, mockserver.WithClock(clock))
+	pid, _ := createProfile(t, srv, "P")
+	id := createFolder(t, srv, pid, "Old")
 	clock.Advance(time.Hour)
-	f := hJSON(t, srv, "PATCH", "/v1/folders/"+id, map[string]any{"name": "New"}, http.StatusOK)
-	hCheckFolder(t, "renamed", f, pid)
-	if f["name"] != "New" || f["id"] != id {
-		t.Errorf("rename answer = %v", f)
-	}
-	if u := hTime(t, "renamed", f, "updatedAt"); !u.Equal(clock.Now()) {
-		t.Errorf("updatedAt = %v, want %v", u, clock.Now())
-	}
-	got := hJSON(t, srv, "GET", "/v1/folders/"+id, nil, http.StatusOK)
-	if got["name"] != "New" {
-		t.Errorf("stored name = %v", got["name"])
-	}
+	f := doJSON(t, srv, "PATCH", "/v1/folders/"+id, map[string]any{"name": "New"}, http.StatusOK)
+	checkFolder(t, "renamed", f, pid)
+	assert.True(t, f["name"] == "New" && f["id"] == id, "rename answer = %v", f)
+	u := timeField(t, "renamed", f, "updatedAt")
+	assert.True(t, u.Equal(clock.Now()), "updatedAt = %v, want %v", u, clock.Now())
+	got := doJSON(t, srv, "GET", "/v1/folders/"+id, nil, http.StatusOK)
+	assert.Equal(t, "New", got["name"], "stored name")
 }
 
 func TestDeleteFolderDeletesItems(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	pid, def := hProfile(t, srv, "P")
-	doomed := hFolder(t, srv, pid, "Doomed")
-	a := hTextItem(t, srv, doomed, "a", "alpha")
-	b := hObj(t, hUpload(t, srv, doomed, "b.txt", []byte("beta")), http.StatusCreated)["id"].(string)
-	keep := hTextItem(t, srv, def, "keep", "kept")
+	srv := newServer(t)
+	pid, def := createProfile(t, srv, "P")
+	doomed := createFolder(t, srv, pid, "Doomed")
+	a := createTextItem(t, srv, doomed, "a", "alpha")
+	b := jsonObject(t, upload(t, srv, doomed, "b.txt", []byte("beta")), http.StatusCreated)["id"].(string)
+	keep := createTextItem(t, srv, def, "keep", "kept")
 
-	hNoBody(t, hDo(t, srv, "DELETE", "/v1/folders/"+doomed, nil))
+	wantNoContent(t, do(t, srv, "DELETE", "/v1/folders/"+doomed, nil))
 	for _, id := range []string{a, b} {
-		hErr(t, hDo(t, srv, "GET", "/v1/items/"+id, nil), http.StatusNotFound, "ITEM_NOT_FOUND", id)
-		hErr(t, hDo(t, srv, "GET", "/storage/items/"+id+"/original", nil), http.StatusNotFound, "ITEM_NOT_FOUND")
-		if _, ok := srv.Item(id); ok {
-			t.Errorf("the kit still has item %s", id)
-		}
+		wantError(t, do(t, srv, "GET", "/v1/items/"+id, nil), http.StatusNotFound, "ITEM_NOT_FOUND", id)
+		wantError(t, do(t, srv, "GET", "/storage/items/"+id+"/original", nil), http.StatusNotFound, "ITEM_NOT_FOUND")
+		_, ok := srv.Item(id)
+		assert.False(t, ok, "the kit still has item %s", id)
 	}
-	hErr(t, hDo(t, srv, "GET", "/v1/folders/"+doomed, nil), http.StatusNotFound, "SVC_3009", doomed)
-	hErr(t, hDo(t, srv, "DELETE", "/v1/folders/"+doomed, nil), http.StatusNotFound, "FOLDER_NOT_FOUND", doomed)
-	hJSON(t, srv, "GET", "/v1/items/"+keep, nil, http.StatusOK)
-	ids, _, _ := hListFolders(t, srv, pid, "")
-	if len(ids) != 1 || ids[0] != def {
-		t.Errorf("folders after delete = %v, want only the default", ids)
+	wantError(t, do(t, srv, "GET", "/v1/folders/"+doomed, nil), http.StatusNotFound, "SVC_3009", doomed)
+	wantError(t, do(t, srv, "DELETE", "/v1/folders/"+doomed, nil), http.StatusNotFound, "FOLDER_NOT_FOUND", doomed)
+	doJSON(t, srv, "GET", "/v1/items/"+keep, nil, http.StatusOK)
+	ids, _, _ := listFolders(t, srv, pid, "")
+	if diff := cmp.Diff([]string{def}, ids); diff != "" {
+		t.Errorf("folders after delete, want only the default (-want +got):\n%s", diff)
 	}
-	p := hJSON(t, srv, "GET", "/v1/profiles/"+pid, nil, http.StatusOK)
-	if p["itemsCount"] != float64(1) {
-		t.Errorf("itemsCount = %v, want 1", p["itemsCount"])
-	}
+	p := doJSON(t, srv, "GET", "/v1/profiles/"+pid, nil, http.StatusOK)
+	assert.Equal(t, float64(1), p["itemsCount"], "itemsCount")
 	// A deleted item cannot be analysed.
-	hErr(t, hDo(t, srv, "POST", "/v1/analyses/"+pid+"/analyze", hTargets(a)), http.StatusBadRequest, "INVALID_ITEM_IDS", a)
+	wantError(t, do(t, srv, "POST", "/v1/analyses/"+pid+"/analyze", targets(a)), http.StatusBadRequest, "INVALID_ITEM_IDS", a)
 }
 
 func TestUnknownFolderAndProfile(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	pid, def := hProfile(t, srv, "P")
+	srv := newServer(t)
+	pid, def := createProfile(t, srv, "P")
 	const nope = "fld_doesnotexist0000"
 	cases := []struct {
 		name         string
@@ -508,10 +429,7 @@ func TestUnknownFolderAndProfile(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			hErr(t, hDo(t, srv, c.method, c.path, c.body), c.status, c.code, c.names)
+			wantError(t, do(t, srv, c.method, c.path, c.body), c.status, c.code, c.names)
 		})
 	}
 }
-
-// hPNG is the start of a PNG file: its signature and an IHDR chunk.
-var hPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90wS\xde\x00\x00\x00\x00IEND\xaeB`\x82")

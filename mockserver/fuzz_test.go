@@ -6,11 +6,10 @@ package mockserver_test
 // error body, and never reaches a resource other than the one named. Each
 // target starts one server, outside f.Fuzz, and puts it back to a fixed
 // state (Reset and a seed with fixed IDs) where an input may have changed
-// it. Helpers are prefixed "rel".
+// it.
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -18,9 +17,11 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
@@ -29,45 +30,45 @@ import (
 
 // The fixed IDs of the fuzz targets' state.
 const (
-	relFzProfile      = "pf_fuzz"
-	relFzOtherProfile = "pf_fuzzother"
-	relFzFolder       = "fld_fuzz"
-	relFzOtherFolder  = "fld_fuzzother"
-	relFzText         = "item_fuzztext"
-	relFzJSON         = "item_fuzzjson"
-	relFzFile         = "item_fuzzfile"
-	relFzOtherItem    = "item_fuzzother"
+	fixedProfile      = "pf_fuzz"
+	fixedOtherProfile = "pf_fuzzother"
+	fixedFolder       = "fld_fuzz"
+	fixedOtherFolder  = "fld_fuzzother"
+	fixedTextItem     = "item_fuzztext"
+	fixedJSONItem     = "item_fuzzjson"
+	fixedFileItem     = "item_fuzzfile"
+	fixedOtherItem    = "item_fuzzother"
 )
 
-// relFzSeed is the state every fuzz target starts from: two profiles, a
+// fixedSeed is the state every fuzz target starts from: two profiles, a
 // second folder in each, and a text, a JSON and a file item.
-func relFzSeed() *mockserver.Seed {
+func fixedSeed() *mockserver.Seed {
 	return &mockserver.Seed{Profiles: []mockserver.SeedProfile{
-		{ID: relFzProfile, Name: "Fuzz", Folders: []mockserver.SeedFolder{
+		{ID: fixedProfile, Name: "Fuzz", Folders: []mockserver.SeedFolder{
 			{Name: "default", Items: []mockserver.SeedItem{
-				{ID: relFzText, Type: profilesvc.ItemText, Name: "passport", Content: json.RawMessage(`"PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12"`)},
-				{ID: relFzJSON, Type: profilesvc.ItemJSON, Name: "data", Content: json.RawMessage(`{"full_name":"Jane Doe"}`)},
-				{ID: relFzFile, Type: profilesvc.ItemFile, Name: "scan.txt", Data: []byte("Full Name: Jane Doe\n")},
+				{ID: fixedTextItem, Type: profilesvc.ItemText, Name: "passport", Content: json.RawMessage(`"PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12"`)},
+				{ID: fixedJSONItem, Type: profilesvc.ItemJSON, Name: "data", Content: json.RawMessage(`{"full_name":"Jane Doe"}`)},
+				{ID: fixedFileItem, Type: profilesvc.ItemFile, Name: "scan.txt", Data: []byte("Full Name: Jane Doe\n")},
 			}},
-			{ID: relFzFolder, Name: "Second"},
+			{ID: fixedFolder, Name: "Second"},
 		}},
-		{ID: relFzOtherProfile, Name: "Other", Folders: []mockserver.SeedFolder{
-			{ID: relFzOtherFolder, Name: "Other folder", Items: []mockserver.SeedItem{
-				{ID: relFzOtherItem, Type: profilesvc.ItemText, Name: "other", Content: json.RawMessage(`"Full Name: John Roe"`)},
+		{ID: fixedOtherProfile, Name: "Other", Folders: []mockserver.SeedFolder{
+			{ID: fixedOtherFolder, Name: "Other folder", Items: []mockserver.SeedItem{
+				{ID: fixedOtherItem, Type: profilesvc.ItemText, Name: "other", Content: json.RawMessage(`"Full Name: John Roe"`)},
 			}},
 		}},
 	}}
 }
 
-// relFzEnv is a fuzz target's server and client.
-type relFzEnv struct {
+// fuzzEnv is a fuzz target's server and client.
+type fuzzEnv struct {
 	srv *mockserver.Server
 	hc  *http.Client
 }
 
-// relFzStart starts the server of a fuzz target, with small body limits so
+// startFuzzEnv starts the server of a fuzz target, with small body limits so
 // that inputs reach them, and loads the fixed state.
-func relFzStart(f *testing.F, opts ...mockserver.Option) *relFzEnv {
+func startFuzzEnv(f *testing.F, opts ...mockserver.Option) *fuzzEnv {
 	f.Helper()
 	all := append([]mockserver.Option{
 		mockserver.WithManualAnalyses(),
@@ -75,23 +76,21 @@ func relFzStart(f *testing.F, opts ...mockserver.Option) *relFzEnv {
 		mockserver.WithMaxJSONBody(2048),
 		mockserver.WithMaxUploadSize(4096),
 	}, opts...)
-	e := &relFzEnv{srv: mockserver.NewTest(f, all...), hc: relHTTPClient(f)}
-	if err := e.reset(); err != nil {
-		f.Fatal(err)
-	}
+	e := &fuzzEnv{srv: mockserver.NewTest(f, all...), hc: newHTTPClient(f)}
+	require.NoError(f, e.reset())
 	return e
 }
 
 // reset puts the server back to the fixed state.
-func (e *relFzEnv) reset() error {
+func (e *fuzzEnv) reset() error {
 	e.srv.Reset()
-	return e.srv.LoadSeed(relFzSeed())
+	return e.srv.LoadSeed(fixedSeed())
 }
 
 // analysis starts an analysis of the fixed profile, completed unless
 // pending is set, and returns its ID.
-func (e *relFzEnv) analysis(pending bool) (string, error) {
-	r, err := relDo(context.Background(), e.hc, e.srv, "POST", "/v1/analyses/"+relFzProfile+"/analyze", "application/json", relStartBody(relFzText, relFzJSON))
+func (e *fuzzEnv) analysis(pending bool) (string, error) {
+	r, err := sendWith(e.hc, e.srv, request{Method: "POST", Path: "/v1/analyses/" + fixedProfile + "/analyze", JSON: targets(fixedTextItem, fixedJSONItem)})
 	if err != nil {
 		return "", err
 	}
@@ -110,55 +109,47 @@ func (e *relFzEnv) analysis(pending bool) (string, error) {
 }
 
 // send sends one request with a raw, already escaped path and query.
-func (e *relFzEnv) send(method, rawPath, contentType string, body []byte) (relResp, error) {
-	return relDo(context.Background(), e.hc, e.srv, method, rawPath, contentType, body)
+func (e *fuzzEnv) send(method, rawPath, contentType string, body []byte) (*response, error) {
+	return sendWith(e.hc, e.srv, request{Method: method, Path: rawPath, ContentType: contentType, Body: body})
 }
 
-// relFzCheck fails the input unless the answer is below 500, not a
+// checkFuzzAnswer fails the input unless the answer is below 500, not a
 // redirect, and, for an error, the service's error body; a successful JSON
 // answer must be JSON.
-func relFzCheck(t *testing.T, what string, r relResp) {
+func checkFuzzAnswer(t *testing.T, what string, r *response) {
 	t.Helper()
-	if r.Status >= 500 {
-		t.Fatalf("%s: server error %s", what, r)
-	}
-	if r.Status >= 300 && r.Status < 400 || r.Header.Get("Location") != "" {
-		t.Fatalf("%s: redirect %d to %q", what, r.Status, r.Header.Get("Location"))
-	}
+	require.Less(t, r.Status, 500, "%s: server error %s", what, r)
+	require.False(t, r.Status >= 300 && r.Status < 400 || r.Header.Get("Location") != "", "%s: redirect %d to %q", what, r.Status, r.Header.Get("Location"))
 	if r.Status >= 400 {
-		if err := relErrorShape(r.Status, r.Header, r.Body); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
+		require.NoError(t, errorShape(r), what)
 		return
 	}
-	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") && !json.Valid(r.Body) {
-		t.Fatalf("%s: a %d answer that is not JSON: %s", what, r.Status, r)
-	}
+	require.False(t, strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") && !json.Valid(r.Body), "%s: a %d answer that is not JSON: %s", what, r.Status, r)
 }
 
-// relFzEndpoint is an endpoint that takes a JSON body.
-type relFzEndpoint struct {
+// jsonEndpoint is an endpoint that takes a JSON body.
+type jsonEndpoint struct {
 	method, path string
 	// analysis: the path names the fixture's analysis ({a}), which must be
 	// pending for the call to succeed.
 	analysis bool
 }
 
-// relFzJSONEndpoints lists every endpoint that decodes a JSON body: the
+// jsonEndpoints lists every endpoint that decodes a JSON body: the
 // service's, then the control API's.
-var relFzJSONEndpoints = []relFzEndpoint{
+var jsonEndpoints = []jsonEndpoint{
 	{"POST", "/v1/workflows/wf_default/profiles", false},
-	{"PATCH", "/v1/profiles/" + relFzProfile, false},
-	{"POST", "/v1/profiles/" + relFzProfile + "/folders", false},
-	{"PATCH", "/v1/folders/" + relFzFolder, false},
-	{"POST", "/v1/folders/" + relFzFolder + "/items", false},
-	{"PATCH", "/v1/items/" + relFzText, false},
-	{"PATCH", "/v1/items/" + relFzJSON, false},
-	{"PATCH", "/v1/items/" + relFzFile, false},
-	{"POST", "/v1/analyses/" + relFzProfile + "/analyze", false},
+	{"PATCH", "/v1/profiles/" + fixedProfile, false},
+	{"POST", "/v1/profiles/" + fixedProfile + "/folders", false},
+	{"PATCH", "/v1/folders/" + fixedFolder, false},
+	{"POST", "/v1/folders/" + fixedFolder + "/items", false},
+	{"PATCH", "/v1/items/" + fixedTextItem, false},
+	{"PATCH", "/v1/items/" + fixedJSONItem, false},
+	{"PATCH", "/v1/items/" + fixedFileItem, false},
+	{"POST", "/v1/analyses/" + fixedProfile + "/analyze", false},
 	{"POST", "/_mock/workflows", false},
 	{"POST", "/_mock/seed", false},
-	{"POST", "/_mock/items/" + relFzText + "/status", false},
+	{"POST", "/_mock/items/" + fixedTextItem + "/status", false},
 	{"POST", "/_mock/analyses/{a}/fail", true},
 	{"POST", "/_mock/analyses/{a}/verification", true},
 	{"POST", "/_mock/faults", false},
@@ -167,13 +158,13 @@ var relFzJSONEndpoints = []relFzEndpoint{
 // FuzzJSONBodies sends arbitrary bytes as application/json to every
 // endpoint that takes a JSON body.
 func FuzzJSONBodies(f *testing.F) {
-	e := relFzStart(f)
-	for i := range relFzJSONEndpoints {
+	e := startFuzzEnv(f)
+	for i := range jsonEndpoints {
 		for _, body := range []string{
 			`{}`, `{"name":"x"}`, `{"name":"x","description":"d","metadata":{"a":1}}`,
 			`{"type":"text","content":"hello","name":"n","metadata":{}}`, `{"type":"json","content":{"a":[1,2]}}`,
 			`{"content":"new"}`, `{"content":{"a":1}}`, `{"metadata":{"k":"v"},"name":"renamed"}`,
-			`{"targetItems":[{"itemId":"` + relFzText + `"}],"options":{"o":1},"clientMetadata":{"c":"x"}}`,
+			`{"targetItems":[{"itemId":"` + fixedTextItem + `"}],"options":{"o":1},"clientMetadata":{"c":"x"}}`,
 			`{"id":"wf_fuzz","name":"W","outputSchema":{"type":"object","properties":{"full_name":{"type":"string"}}},"policy":[{"actionName":"a","category":"c","query":"q"}]}`,
 			`{"profiles":[{"name":"S","folders":[{"name":"F","items":[{"type":"file","name":"f.txt","data":"aGVsbG8="}]}]}]}`,
 			`{"status":"FAILED"}`, `{"error":"it broke"}`, `{"verificationStatus":"approved"}`,
@@ -185,38 +176,32 @@ func FuzzJSONBodies(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
-		ep := relFzJSONEndpoints[int(which)%len(relFzJSONEndpoints)]
-		if err := e.reset(); err != nil {
-			t.Fatal(err)
-		}
+		ep := jsonEndpoints[int(which)%len(jsonEndpoints)]
+		require.NoError(t, e.reset())
 		path := ep.path
 		if ep.analysis {
 			id, err := e.analysis(true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			path = strings.Replace(path, "{a}", id, 1)
 		}
 		r, err := e.send(ep.method, path, "application/json", body)
-		if err != nil {
-			t.Fatalf("%s %s: %v", ep.method, path, err)
-		}
-		relFzCheck(t, ep.method+" "+path, r)
+		require.NoError(t, err, "%s %s", ep.method, path)
+		checkFuzzAnswer(t, ep.method+" "+path, r)
 	})
 }
 
-// relFzListings are the listings that take a cursor.
-var relFzListings = []string{
+// listings are the listings that take a cursor.
+var listings = []string{
 	"/v1/workflows/wf_default/profiles",
-	"/v1/profiles/" + relFzProfile + "/folders",
-	"/v1/profiles/" + relFzProfile + "/analyses",
+	"/v1/profiles/" + fixedProfile + "/folders",
+	"/v1/profiles/" + fixedProfile + "/analyses",
 }
 
-// relFzListQuery builds a listing's query around a cursor: variant picks
+// cursorQuery builds a listing's query around a cursor: variant picks
 // the other parameters, and whether the cursor is escaped as a query value
 // or sent as it is (only what cannot be sent at all escaped), so that
 // malformed escapes, "&", "=" and ";" reach the server's parser.
-func relFzListQuery(variant uint8, cursor string) string {
+func cursorQuery(variant uint8, cursor string) string {
 	extras := []string{"", "limit=1", "limit=2&sort=name&order=asc", "sort=updatedAt", "order=desc", "search=f", "limit=1&search=", "limit=100&sort=createdAt&order=asc"}
 	q := extras[int(variant&7)]
 	c := url.QueryEscape(cursor)
@@ -242,23 +227,20 @@ func relFzListQuery(variant uint8, cursor string) string {
 // and analyses, among their other parameters; the seeds include the
 // cursors the server itself made for each listing.
 func FuzzCursor(f *testing.F) {
-	e := relFzStart(f)
+	e := startFuzzEnv(f)
 	for i := range 4 {
-		if _, err := e.srv.CreateFolder(relFzProfile, fmt.Sprintf("extra %d", i)); err != nil {
-			f.Fatal(err)
-		}
-		if _, err := e.srv.CreateProfile(mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: fmt.Sprintf("Extra %d", i)}); err != nil {
-			f.Fatal(err)
-		}
+		_, err := e.srv.CreateFolder(fixedProfile, fmt.Sprintf("extra %d", i))
+		require.NoError(f, err)
+		_, err = e.srv.CreateProfile(mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: fmt.Sprintf("Extra %d", i)})
+		require.NoError(f, err)
 	}
 	for range 3 {
-		if _, err := e.analysis(false); err != nil {
-			f.Fatal(err)
-		}
+		_, err := e.analysis(false)
+		require.NoError(f, err)
 	}
 	// The server's own cursors: valid for their listing, foreign to the
 	// others.
-	for li, path := range relFzListings {
+	for li, path := range listings {
 		for _, q := range []string{"?limit=1", "?limit=2&sort=name&order=asc"} {
 			if li == 2 && strings.Contains(q, "sort") {
 				continue
@@ -267,10 +249,9 @@ func FuzzCursor(f *testing.F) {
 			var page struct {
 				NextCursor *string `json:"nextCursor"`
 			}
-			if err != nil || r.Status != http.StatusOK || json.Unmarshal(r.Body, &page) != nil || page.NextCursor == nil {
-				f.Fatalf("GET %s%s: %s %v: want a page with a next cursor", path, q, r, err)
-			}
-			for target := range relFzListings {
+			require.True(f, err == nil && r.Status == http.StatusOK && json.Unmarshal(r.Body, &page) == nil && page.NextCursor != nil,
+				"GET %s%s: %s %v: want a page with a next cursor", path, q, r, err)
+			for target := range listings {
 				f.Add(uint8(target), uint8(1), *page.NextCursor)
 				f.Add(uint8(target), uint8(2), *page.NextCursor)
 				f.Add(uint8(target), uint8(8), *page.NextCursor)
@@ -281,24 +262,22 @@ func FuzzCursor(f *testing.F) {
 		}
 	}
 	for _, c := range []string{"", ".", "..", "a.b", "!!!", "%zz", "%", "a&limit=0", "x;y", "e30.AAAA", strings.Repeat("A", 3000) + ".x", "\x00\xff", "eyJsIjoiZm9sZGVyczpwZl9mdXp6In0.e30"} {
-		for li := range relFzListings {
+		for li := range listings {
 			f.Add(uint8(li), uint8(0), c)
 			f.Add(uint8(li), uint8(8), c)
 		}
 	}
 	f.Fuzz(func(t *testing.T, which, variant uint8, cursor string) {
-		path := relFzListings[int(which)%len(relFzListings)] + relFzListQuery(variant, cursor)
+		path := listings[int(which)%len(listings)] + cursorQuery(variant, cursor)
 		r, err := e.send("GET", path, "", nil)
-		if err != nil {
-			t.Fatalf("GET %s: %v", path, err)
-		}
-		relFzCheck(t, "GET "+path, r)
+		require.NoError(t, err, "GET %s", path)
+		checkFuzzAnswer(t, "GET "+path, r)
 	})
 }
 
-// relFzValidHeader reports whether Go's client can send v as a header
+// sendableHeader reports whether Go's client can send v as a header
 // value at all.
-func relFzValidHeader(v string) bool {
+func sendableHeader(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
 			return false
@@ -310,14 +289,12 @@ func relFzValidHeader(v string) bool {
 // FuzzMultipartUpload sends arbitrary multipart bodies with arbitrary
 // boundaries to the upload endpoint.
 func FuzzMultipartUpload(f *testing.F) {
-	e := relFzStart(f)
+	e := startFuzzEnv(f)
 	build := func(boundary string, parts ...[3]string) []byte {
 		var buf bytes.Buffer
 		mw := multipart.NewWriter(&buf)
 		if boundary != "" {
-			if err := mw.SetBoundary(boundary); err != nil {
-				f.Fatal(err)
-			}
+			require.NoError(f, mw.SetBoundary(boundary))
 		}
 		for _, p := range parts {
 			h := make(textproto.MIMEHeader)
@@ -333,7 +310,7 @@ func FuzzMultipartUpload(f *testing.F) {
 		_ = mw.Close()
 		return buf.Bytes()
 	}
-	const b = "relFuzzBoundary"
+	const b = "fuzzBoundary"
 	for mode := range uint8(3) {
 		f.Add(mode, b, build(b, [3]string{"file", "passport.txt", "Full Name: Jane Doe\n"}))
 		f.Add(mode, b, build(b, [3]string{"name", "", "My scan"}, [3]string{"metadata", "", `{"a":1}`}, [3]string{"file", "scan.pdf", "%PDF-1.4\n%%EOF"}))
@@ -364,33 +341,27 @@ func FuzzMultipartUpload(f *testing.F) {
 		case 2:
 			ct = `multipart/form-data; boundary="` + boundary + `"`
 		}
-		if !relFzValidHeader(ct) {
+		if !sendableHeader(ct) {
 			return // no client can send it
 		}
-		if err := e.reset(); err != nil {
-			t.Fatal(err)
-		}
-		path := "/v1/folders/" + relFzFolder + "/items"
+		require.NoError(t, e.reset())
+		path := "/v1/folders/" + fixedFolder + "/items"
 		r, err := e.send("POST", path, ct, body)
-		if err != nil {
-			t.Fatalf("POST %s with Content-Type %q: %v", path, ct, err)
-		}
-		relFzCheck(t, "upload with Content-Type "+ct, r)
+		require.NoError(t, err, "POST %s with Content-Type %q", path, ct)
+		checkFuzzAnswer(t, "upload with Content-Type "+ct, r)
 		if r.Status == http.StatusCreated {
 			var it profilesvc.Item
-			if err := json.Unmarshal(r.Body, &it); err != nil || it.FolderID != relFzFolder {
-				t.Fatalf("upload answered %s", r)
-			}
-			if stored, ok := e.srv.Item(it.ID); !ok || stored.FolderID != relFzFolder || stored.SizeBytes != it.SizeBytes {
-				t.Fatalf("the uploaded item %s is stored as %+v", it.ID, stored)
-			}
+			err := json.Unmarshal(r.Body, &it)
+			require.True(t, err == nil && it.FolderID == fixedFolder, "upload answered %s", r)
+			stored, ok := e.srv.Item(it.ID)
+			require.True(t, ok && stored.FolderID == fixedFolder && stored.SizeBytes == it.SizeBytes, "the uploaded item %s is stored as %+v", it.ID, stored)
 		}
 	})
 }
 
-// relFzRoute is a route with one path parameter, with a body that would
+// idRoute is a route with one path parameter, with a body that would
 // succeed for the right ID.
-type relFzRoute struct {
+type idRoute struct {
 	method, template string
 	kind             string // what the parameter names
 	contentType      string
@@ -398,11 +369,11 @@ type relFzRoute struct {
 	mutates          bool
 }
 
-// relFzRoutes lists every route that takes an ID in its path: the
+// idRoutes lists every route that takes an ID in its path: the
 // service's (from apiroutes, the list the SDK and the mock share), the
 // storage artifacts and the control API.
-func relFzRoutes() []relFzRoute {
-	var out []relFzRoute
+func idRoutes() []idRoute {
+	var out []idRoute
 	seen := map[string]bool{}
 	for _, r := range apiroutes.All() {
 		key := r.Method + " " + r.Path
@@ -410,7 +381,7 @@ func relFzRoutes() []relFzRoute {
 			continue // CreateTextItem, CreateJSONItem and UploadFile share one
 		}
 		seen[key] = true
-		rt := relFzRoute{method: r.Method, template: r.Path, mutates: r.Method != "GET"}
+		rt := idRoute{method: r.Method, template: r.Path, mutates: r.Method != "GET"}
 		_, param, _ := strings.Cut(r.Path, "{")
 		param, _, _ = strings.Cut(param, "}")
 		rt.kind = strings.TrimSuffix(param, "Id")
@@ -422,30 +393,30 @@ func relFzRoutes() []relFzRoute {
 		case "POST " + apiroutes.FolderItems:
 			rt.contentType, rt.body = "application/json", `{"type":"text","content":"x"}`
 		case "POST " + apiroutes.Analyze:
-			rt.contentType, rt.body = "application/json", `{"targetItems":[{"itemId":"`+relFzText+`"}]}`
+			rt.contentType, rt.body = "application/json", `{"targetItems":[{"itemId":"`+fixedTextItem+`"}]}`
 		}
 		out = append(out, rt)
 	}
 	return append(out,
-		relFzRoute{method: "GET", template: "/storage/items/{itemId}/original", kind: "item"},
-		relFzRoute{method: "GET", template: "/storage/items/{itemId}/text", kind: "item"},
-		relFzRoute{method: "POST", template: "/_mock/items/{itemId}/status", kind: "item", contentType: "application/json", body: `{"status":"ACTIVE"}`, mutates: true},
-		relFzRoute{method: "POST", template: "/_mock/analyses/{analysisId}/process", kind: "analysis", mutates: true},
-		relFzRoute{method: "POST", template: "/_mock/analyses/{analysisId}/complete", kind: "analysis", mutates: true},
-		relFzRoute{method: "POST", template: "/_mock/analyses/{analysisId}/fail", kind: "analysis", mutates: true},
-		relFzRoute{method: "POST", template: "/_mock/analyses/{analysisId}/verification", kind: "analysis", contentType: "application/json", body: `{"verificationStatus":"approved"}`, mutates: true},
-		relFzRoute{method: "DELETE", template: "/_mock/faults/{faultId}", kind: "fault", mutates: true},
+		idRoute{method: "GET", template: "/storage/items/{itemId}/original", kind: "item"},
+		idRoute{method: "GET", template: "/storage/items/{itemId}/text", kind: "item"},
+		idRoute{method: "POST", template: "/_mock/items/{itemId}/status", kind: "item", contentType: "application/json", body: `{"status":"ACTIVE"}`, mutates: true},
+		idRoute{method: "POST", template: "/_mock/analyses/{analysisId}/process", kind: "analysis", mutates: true},
+		idRoute{method: "POST", template: "/_mock/analyses/{analysisId}/complete", kind: "analysis", mutates: true},
+		idRoute{method: "POST", template: "/_mock/analyses/{analysisId}/fail", kind: "analysis", mutates: true},
+		idRoute{method: "POST", template: "/_mock/analyses/{analysisId}/verification", kind: "analysis", contentType: "application/json", body: `{"verificationStatus":"approved"}`, mutates: true},
+		idRoute{method: "DELETE", template: "/_mock/faults/{faultId}", kind: "fault", mutates: true},
 	)
 }
 
-// relFzState is what exists, by kind, and a fingerprint of all of it.
-type relFzState struct {
+// stateSnapshot is what exists, by kind, and a fingerprint of all of it.
+type stateSnapshot struct {
 	ids         map[string][]string // kind -> IDs
 	fingerprint string
 }
 
-func relFzSnapshot(srv *mockserver.Server) relFzState {
-	st := relFzState{ids: map[string][]string{}}
+func snapshot(srv *mockserver.Server) stateSnapshot {
+	st := stateSnapshot{ids: map[string][]string{}}
 	var fp bytes.Buffer
 	for _, w := range srv.Workflows() {
 		st.ids["workflow"] = append(st.ids["workflow"], w.ID)
@@ -483,8 +454,8 @@ func relFzSnapshot(srv *mockserver.Server) relFzState {
 // of the kind the route names (so an escaped "/" or ".." reaches no other
 // resource), and a request that did not succeed changed nothing.
 func FuzzPathIDs(f *testing.F) {
-	e := relFzStart(f)
-	routes := relFzRoutes()
+	e := startFuzzEnv(f)
+	routes := idRoutes()
 	var aid string
 	setup := func() error {
 		if err := e.reset(); err != nil {
@@ -497,26 +468,24 @@ func FuzzPathIDs(f *testing.F) {
 		aid, err = e.analysis(true)
 		return err
 	}
-	if err := setup(); err != nil {
-		f.Fatal(err)
-	}
-	def, _ := e.srv.Profile(relFzProfile)
+	require.NoError(f, setup())
+	def, _ := e.srv.Profile(fixedProfile)
 	own := map[string][]string{
 		"workflow": {"wf_default"},
-		"profile":  {relFzProfile, relFzOtherProfile},
-		"folder":   {relFzFolder, relFzOtherFolder, def.Folders[0].ID},
-		"item":     {relFzText, relFzFile, relFzOtherItem},
+		"profile":  {fixedProfile, fixedOtherProfile},
+		"folder":   {fixedFolder, fixedOtherFolder, def.Folders[0].ID},
+		"item":     {fixedTextItem, fixedFileItem, fixedOtherItem},
 		"analysis": {aid},
 		"fault":    {"fault_1"},
 	}
 	// Every route gets the IDs of its own kind and attempts to leave its
 	// segment; a few get the odd strings too.
 	escapes := []string{
-		"../" + relFzOtherProfile, "..%2F" + relFzOtherProfile, relFzProfile + "/folders", relFzProfile + "/../" + relFzOtherProfile,
-		"../../v1/profiles/" + relFzOtherProfile, relFzText + "/../" + relFzOtherItem, aid + "/report", "./" + relFzFolder,
-		"../../_mock/reset", relFzOtherFolder + "?x=1", relFzOtherItem + "#frag", "..", ".",
+		"../" + fixedOtherProfile, "..%2F" + fixedOtherProfile, fixedProfile + "/folders", fixedProfile + "/../" + fixedOtherProfile,
+		"../../v1/profiles/" + fixedOtherProfile, fixedTextItem + "/../" + fixedOtherItem, aid + "/report", "./" + fixedFolder,
+		"../../_mock/reset", fixedOtherFolder + "?x=1", fixedOtherItem + "#frag", "..", ".",
 	}
-	odd := []string{"", "...", "/", "//", "%2F", "%252F", "?", "#", "a b", "\x00", "é", "\xff", strings.ToUpper(relFzProfile), relFzProfile + " "}
+	odd := []string{"", "...", "/", "//", "%2F", "%252F", "?", "#", "a b", "\x00", "é", "\xff", strings.ToUpper(fixedProfile), fixedProfile + " "}
 	for ri, rt := range routes {
 		for _, id := range append(own[rt.kind], escapes...) {
 			f.Add(uint8(ri), id)
@@ -532,31 +501,25 @@ func FuzzPathIDs(f *testing.F) {
 		open := strings.IndexByte(rt.template, '{')
 		end := strings.IndexByte(rt.template, '}')
 		path := rt.template[:open] + url.PathEscape(id) + rt.template[end+1:]
-		if exp, err := apiroutes.Expand(rt.template, id); err == nil && exp != path {
-			t.Fatalf("the SDK's escaping gives %q, this test %q", exp, path)
+		if exp, err := apiroutes.Expand(rt.template, id); err == nil {
+			require.Equal(t, exp, path, "the SDK's escaping, and this test's")
 		}
-		before := relFzSnapshot(e.srv)
+		before := snapshot(e.srv)
 		var body []byte
 		if rt.body != "" {
 			body = []byte(rt.body)
 		}
 		r, err := e.send(rt.method, path, rt.contentType, body)
-		if err != nil {
-			t.Fatalf("%s %s: %v", rt.method, path, err)
-		}
+		require.NoError(t, err, "%s %s", rt.method, path)
 		what := rt.method + " " + path
-		relFzCheck(t, what, r)
+		checkFuzzAnswer(t, what, r)
 		if r.Status < 300 {
-			if !slices.Contains(before.ids[rt.kind], id) {
-				t.Fatalf("%s: answered %s for %q, which is no %s that exists", what, r, id, rt.kind)
-			}
-		} else if after := relFzSnapshot(e.srv); after.fingerprint != before.fingerprint {
-			t.Fatalf("%s: answered %d, but the state changed:\nbefore:\n%s\nafter:\n%s", what, r.Status, before.fingerprint, after.fingerprint)
+			require.Contains(t, before.ids[rt.kind], id, "%s: answered %s for %q, which is no %s that exists", what, r, id, rt.kind)
+		} else if diff := cmp.Diff(before.fingerprint, snapshot(e.srv).fingerprint); diff != "" {
+			t.Fatalf("%s: answered %d, but the state changed (-before +after):\n%s", what, r.Status, diff)
 		}
 		if r.Status < 300 && rt.mutates {
-			if err := setup(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, setup())
 		}
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go/mockserver"
@@ -66,14 +67,14 @@ type goldenWalk struct {
 
 // do sends a request and compares its answer with the golden file named
 // after the step; it returns the answer.
-func (g *goldenWalk) do(name string, r hReq) *hResp {
+func (g *goldenWalk) do(name string, r request) *response {
 	g.t.Helper()
 	g.n++
 	g.clock.Advance(time.Second) // each request at a time of its own
 	if r.Key == "" {
 		r.Key = goldenKey
 	}
-	resp := hSend(g.t, g.srv, r)
+	resp := send(g.t, g.srv, r)
 	got := goldenAnswer{Request: r.Method + " " + r.Path, Status: resp.Status, Headers: map[string]string{}}
 	for _, h := range goldenHeaders {
 		if v := resp.Header.Get(h); v != "" {
@@ -104,7 +105,7 @@ func (g *goldenWalk) do(name string, r hReq) *hResp {
 // goldenBody is an answer's body as the golden file holds it: JSON as
 // JSON, text as a string, a PDF as its size and digest (its text has golden
 // files of its own).
-func goldenBody(t *testing.T, resp *hResp) any {
+func goldenBody(t *testing.T, resp *response) any {
 	t.Helper()
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
@@ -137,7 +138,7 @@ func goldenMultipart(filename, contentType string, data []byte, fields ...[2]str
 }
 
 // goldenID reads an ID from a JSON answer.
-func goldenID(t *testing.T, resp *hResp, key string) string {
+func goldenID(t *testing.T, resp *response, key string) string {
 	t.Helper()
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(resp.Body, &m), "%s", resp)
@@ -158,7 +159,7 @@ func TestGolden(t *testing.T) {
 	g := &goldenWalk{t: t, srv: srv, clock: clock, seen: map[string]bool{}}
 
 	// Profiles.
-	created := g.do("create-profile", hReq{Method: "POST", Path: "/v1/workflows/wf_default/profiles",
+	created := g.do("create-profile", request{Method: "POST", Path: "/v1/workflows/wf_default/profiles",
 		JSON: map[string]any{"name": "Jane Marie Doe", "description": "Golden applicant", "metadata": map[string]any{"caseRef": "C-7"}}})
 	pid := goldenID(t, created, "")
 	var profile struct {
@@ -168,95 +169,95 @@ func TestGolden(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(created.Body, &profile))
 	defaultFolder := profile.Folders[0].ID
-	g.do("create-profile-unknown-workflow", hReq{Method: "POST", Path: "/v1/workflows/wf_missing/profiles", JSON: map[string]any{"name": "X"}})
-	g.do("create-profile-no-name", hReq{Method: "POST", Path: "/v1/workflows/wf_default/profiles", JSON: map[string]any{"description": "x"}})
-	g.do("get-profile", hReq{Method: "GET", Path: "/v1/profiles/" + pid})
-	g.do("update-profile", hReq{Method: "PATCH", Path: "/v1/profiles/" + pid, JSON: map[string]any{"name": "Jane M. Doe", "metadata": map[string]any{"caseRef": "C-8"}}})
-	g.do("get-profile-missing", hReq{Method: "GET", Path: "/v1/profiles/pf_missing"})
-	g.do("list-profiles", hReq{Method: "GET", Path: "/v1/workflows/wf_default/profiles?limit=5&sort=name&order=asc"})
+	g.do("create-profile-unknown-workflow", request{Method: "POST", Path: "/v1/workflows/wf_missing/profiles", JSON: map[string]any{"name": "X"}})
+	g.do("create-profile-no-name", request{Method: "POST", Path: "/v1/workflows/wf_default/profiles", JSON: map[string]any{"description": "x"}})
+	g.do("get-profile", request{Method: "GET", Path: "/v1/profiles/" + pid})
+	g.do("update-profile", request{Method: "PATCH", Path: "/v1/profiles/" + pid, JSON: map[string]any{"name": "Jane M. Doe", "metadata": map[string]any{"caseRef": "C-8"}}})
+	g.do("get-profile-missing", request{Method: "GET", Path: "/v1/profiles/pf_missing"})
+	g.do("list-profiles", request{Method: "GET", Path: "/v1/workflows/wf_default/profiles?limit=5&sort=name&order=asc"})
 
 	// Folders.
-	folder := goldenID(t, g.do("create-folder", hReq{Method: "POST", Path: "/v1/profiles/" + pid + "/folders", JSON: map[string]any{"name": "Statements"}}), "")
-	g.do("create-folder-second", hReq{Method: "POST", Path: "/v1/profiles/" + pid + "/folders", JSON: map[string]any{"name": "Bills"}})
-	page := g.do("list-folders-page-1", hReq{Method: "GET", Path: "/v1/profiles/" + pid + "/folders?limit=2&sort=name&order=asc"})
+	folder := goldenID(t, g.do("create-folder", request{Method: "POST", Path: "/v1/profiles/" + pid + "/folders", JSON: map[string]any{"name": "Statements"}}), "")
+	g.do("create-folder-second", request{Method: "POST", Path: "/v1/profiles/" + pid + "/folders", JSON: map[string]any{"name": "Bills"}})
+	page := g.do("list-folders-page-1", request{Method: "GET", Path: "/v1/profiles/" + pid + "/folders?limit=2&sort=name&order=asc"})
 	next := goldenID(t, page, "nextCursor")
-	g.do("list-folders-page-2", hReq{Method: "GET", Path: "/v1/profiles/" + pid + "/folders?limit=2&cursor=" + next})
-	g.do("list-folders-search", hReq{Method: "GET", Path: "/v1/profiles/" + pid + "/folders?search=STATE"})
-	g.do("list-folders-missing-profile", hReq{Method: "GET", Path: "/v1/profiles/pf_missing/folders"})
-	g.do("rename-folder", hReq{Method: "PATCH", Path: "/v1/folders/" + folder, JSON: map[string]any{"name": "Bank statements"}})
-	g.do("rename-default-folder", hReq{Method: "PATCH", Path: "/v1/folders/" + defaultFolder, JSON: map[string]any{"name": "mine"}})
+	g.do("list-folders-page-2", request{Method: "GET", Path: "/v1/profiles/" + pid + "/folders?limit=2&cursor=" + next})
+	g.do("list-folders-search", request{Method: "GET", Path: "/v1/profiles/" + pid + "/folders?search=STATE"})
+	g.do("list-folders-missing-profile", request{Method: "GET", Path: "/v1/profiles/pf_missing/folders"})
+	g.do("rename-folder", request{Method: "PATCH", Path: "/v1/folders/" + folder, JSON: map[string]any{"name": "Bank statements"}})
+	g.do("rename-default-folder", request{Method: "PATCH", Path: "/v1/folders/" + defaultFolder, JSON: map[string]any{"name": "mine"}})
 
 	// Items.
 	body, ct := goldenMultipart("passport.txt", "text/plain", []byte(goldenPassport), [2]string{"name", "Passport scan"}, [2]string{"metadata", `{"side":"front"}`})
-	passport := goldenID(t, g.do("upload-file", hReq{Method: "POST", Path: "/v1/folders/" + defaultFolder + "/items", Body: body, ContentType: ct}), "")
-	statement := goldenID(t, g.do("create-text-item", hReq{Method: "POST", Path: "/v1/folders/" + folder + "/items",
+	passport := goldenID(t, g.do("upload-file", request{Method: "POST", Path: "/v1/folders/" + defaultFolder + "/items", Body: body, ContentType: ct}), "")
+	statement := goldenID(t, g.do("create-text-item", request{Method: "POST", Path: "/v1/folders/" + folder + "/items",
 		JSON: map[string]any{"type": "text", "name": "Bank statement", "content": "Bank statement\nAccount holder: Jane Marie Doe\nDate of birth: 12/04/1990\nAddress: 12 Elm Street"}}), "")
-	bill := goldenID(t, g.do("create-json-item", hReq{Method: "POST", Path: "/v1/folders/" + folder + "/items",
+	bill := goldenID(t, g.do("create-json-item", request{Method: "POST", Path: "/v1/folders/" + folder + "/items",
 		JSON: map[string]any{"type": "json", "name": "Utility bill", "content": map[string]any{"document_type": "utility bill", "customer_name": "Jane Marie Doe", "address": "12 Elm Street"}}}), "")
-	g.do("create-item-bad-type", hReq{Method: "POST", Path: "/v1/folders/" + folder + "/items", JSON: map[string]any{"type": "video", "content": "x"}})
-	g.do("get-folder", hReq{Method: "GET", Path: "/v1/folders/" + folder})
-	g.do("get-folder-missing", hReq{Method: "GET", Path: "/v1/folders/fld_missing"})
-	g.do("get-item", hReq{Method: "GET", Path: "/v1/items/" + passport})
-	g.do("update-item", hReq{Method: "PATCH", Path: "/v1/items/" + statement, JSON: map[string]any{"name": "March statement", "metadata": map[string]any{"month": "2026-03"}}})
-	g.do("update-file-content", hReq{Method: "PATCH", Path: "/v1/items/" + passport, JSON: map[string]any{"content": "x"}})
-	g.do("item-original", hReq{Method: "GET", Path: "/storage/items/" + passport + "/original"})
-	g.do("item-text", hReq{Method: "GET", Path: "/storage/items/" + bill + "/text"})
-	g.do("get-profile-with-items", hReq{Method: "GET", Path: "/v1/profiles/" + pid})
+	g.do("create-item-bad-type", request{Method: "POST", Path: "/v1/folders/" + folder + "/items", JSON: map[string]any{"type": "video", "content": "x"}})
+	g.do("get-folder", request{Method: "GET", Path: "/v1/folders/" + folder})
+	g.do("get-folder-missing", request{Method: "GET", Path: "/v1/folders/fld_missing"})
+	g.do("get-item", request{Method: "GET", Path: "/v1/items/" + passport})
+	g.do("update-item", request{Method: "PATCH", Path: "/v1/items/" + statement, JSON: map[string]any{"name": "March statement", "metadata": map[string]any{"month": "2026-03"}}})
+	g.do("update-file-content", request{Method: "PATCH", Path: "/v1/items/" + passport, JSON: map[string]any{"content": "x"}})
+	g.do("item-original", request{Method: "GET", Path: "/storage/items/" + passport + "/original"})
+	g.do("item-text", request{Method: "GET", Path: "/storage/items/" + bill + "/text"})
+	g.do("get-profile-with-items", request{Method: "GET", Path: "/v1/profiles/" + pid})
 
 	// Analyses.
 	targets := map[string]any{"targetItems": []map[string]any{{"itemId": passport}, {"itemId": statement}, {"itemId": bill}},
 		"clientMetadata": map[string]any{"requestedBy": "golden"}}
-	aid := goldenID(t, g.do("start-analysis", hReq{Method: "POST", Path: "/v1/analyses/" + pid + "/analyze", JSON: targets}), "")
-	g.do("start-analysis-in-progress", hReq{Method: "POST", Path: "/v1/analyses/" + pid + "/analyze", JSON: targets})
-	g.do("get-analysis-pending", hReq{Method: "GET", Path: "/v1/analyses/" + aid})
-	g.do("report-not-available", hReq{Method: "GET", Path: "/v1/analyses/" + aid + "/report"})
-	g.do("control-process", hReq{Method: "POST", Path: "/_mock/analyses/" + aid + "/process"})
-	g.do("control-complete", hReq{Method: "POST", Path: "/_mock/analyses/" + aid + "/complete"})
-	g.do("get-analysis-completed", hReq{Method: "GET", Path: "/v1/analyses/" + aid})
-	g.do("long-poll-completed", hReq{Method: "GET", Path: "/v1/analyses/" + aid + "?waitForReport=true&timeoutSeconds=10"})
-	g.do("get-analysis-missing", hReq{Method: "GET", Path: "/v1/analyses/analysis_missing"})
-	g.do("list-analyses", hReq{Method: "GET", Path: "/v1/profiles/" + pid + "/analyses"})
-	en := g.do("report-en", hReq{Method: "GET", Path: "/v1/analyses/" + aid + "/report"})
-	ko := g.do("report-ko-raw", hReq{Method: "GET", Path: "/v1/analyses/" + aid + "/report?locale=ko&includeRawData=true"})
-	g.do("report-bad-locale", hReq{Method: "GET", Path: "/v1/analyses/" + aid + "/report?locale=fr"})
-	g.do("control-verification", hReq{Method: "POST", Path: "/_mock/analyses/" + aid + "/verification", JSON: map[string]any{"verificationStatus": "approved"}})
+	aid := goldenID(t, g.do("start-analysis", request{Method: "POST", Path: "/v1/analyses/" + pid + "/analyze", JSON: targets}), "")
+	g.do("start-analysis-in-progress", request{Method: "POST", Path: "/v1/analyses/" + pid + "/analyze", JSON: targets})
+	g.do("get-analysis-pending", request{Method: "GET", Path: "/v1/analyses/" + aid})
+	g.do("report-not-available", request{Method: "GET", Path: "/v1/analyses/" + aid + "/report"})
+	g.do("control-process", request{Method: "POST", Path: "/_mock/analyses/" + aid + "/process"})
+	g.do("control-complete", request{Method: "POST", Path: "/_mock/analyses/" + aid + "/complete"})
+	g.do("get-analysis-completed", request{Method: "GET", Path: "/v1/analyses/" + aid})
+	g.do("long-poll-completed", request{Method: "GET", Path: "/v1/analyses/" + aid + "?waitForReport=true&timeoutSeconds=10"})
+	g.do("get-analysis-missing", request{Method: "GET", Path: "/v1/analyses/analysis_missing"})
+	g.do("list-analyses", request{Method: "GET", Path: "/v1/profiles/" + pid + "/analyses"})
+	en := g.do("report-en", request{Method: "GET", Path: "/v1/analyses/" + aid + "/report"})
+	ko := g.do("report-ko-raw", request{Method: "GET", Path: "/v1/analyses/" + aid + "/report?locale=ko&includeRawData=true"})
+	g.do("report-bad-locale", request{Method: "GET", Path: "/v1/analyses/" + aid + "/report?locale=fr"})
+	g.do("control-verification", request{Method: "POST", Path: "/_mock/analyses/" + aid + "/verification", JSON: map[string]any{"verificationStatus": "approved"}})
 
 	// The control API.
-	g.do("control-item-status", hReq{Method: "POST", Path: "/_mock/items/" + bill + "/status", JSON: map[string]any{"status": "PROCESSING"}})
-	g.do("start-analysis-inactive-item", hReq{Method: "POST", Path: "/v1/analyses/" + pid + "/analyze", JSON: map[string]any{"targetItems": []map[string]any{{"itemId": bill}}}})
-	failing := goldenID(t, g.do("start-analysis-to-fail", hReq{Method: "POST", Path: "/v1/analyses/" + pid + "/analyze",
+	g.do("control-item-status", request{Method: "POST", Path: "/_mock/items/" + bill + "/status", JSON: map[string]any{"status": "PROCESSING"}})
+	g.do("start-analysis-inactive-item", request{Method: "POST", Path: "/v1/analyses/" + pid + "/analyze", JSON: map[string]any{"targetItems": []map[string]any{{"itemId": bill}}}})
+	failing := goldenID(t, g.do("start-analysis-to-fail", request{Method: "POST", Path: "/v1/analyses/" + pid + "/analyze",
 		JSON: map[string]any{"targetItems": []map[string]any{{"itemId": passport}}}}), "")
-	g.do("control-fail", hReq{Method: "POST", Path: "/_mock/analyses/" + failing + "/fail", JSON: map[string]any{"error": "the document is unreadable"}})
-	g.do("control-list-workflows", hReq{Method: "GET", Path: "/_mock/workflows"})
-	g.do("control-add-workflow", hReq{Method: "POST", Path: "/_mock/workflows", JSON: map[string]any{"id": "wf_kyc", "name": "KYC",
+	g.do("control-fail", request{Method: "POST", Path: "/_mock/analyses/" + failing + "/fail", JSON: map[string]any{"error": "the document is unreadable"}})
+	g.do("control-list-workflows", request{Method: "GET", Path: "/_mock/workflows"})
+	g.do("control-add-workflow", request{Method: "POST", Path: "/_mock/workflows", JSON: map[string]any{"id": "wf_kyc", "name": "KYC",
 		"policy": []map[string]any{{"actionName": "check_consistency", "category": "Data Consistency", "query": "Do the documents agree?"}}}})
-	g.do("control-seed", hReq{Method: "POST", Path: "/_mock/seed", JSON: map[string]any{"profiles": []map[string]any{{"id": "pf_seeded", "workflowId": "wf_kyc", "name": "Seeded",
+	g.do("control-seed", request{Method: "POST", Path: "/_mock/seed", JSON: map[string]any{"profiles": []map[string]any{{"id": "pf_seeded", "workflowId": "wf_kyc", "name": "Seeded",
 		"folders": []map[string]any{{"name": "default", "items": []map[string]any{{"id": "item_seeded", "type": "text", "name": "note", "content": "Full Name: Sam Roe"}}}}}}}})
-	fault := goldenID(t, g.do("control-add-fault", hReq{Method: "POST", Path: "/_mock/faults",
+	fault := goldenID(t, g.do("control-add-fault", request{Method: "POST", Path: "/_mock/faults",
 		JSON: map[string]any{"method": "GET", "path": "/v1/profiles/*", "status": 503, "retryAfterSeconds": 2, "times": 2}}), "")
-	g.do("control-list-faults", hReq{Method: "GET", Path: "/_mock/faults"})
-	g.do("fault-answer", hReq{Method: "GET", Path: "/v1/profiles/" + pid})
-	g.do("control-remove-fault", hReq{Method: "DELETE", Path: "/_mock/faults/" + fault})
-	g.do("control-clear-faults", hReq{Method: "DELETE", Path: "/_mock/faults"})
-	g.do("control-requests", hReq{Method: "GET", Path: "/_mock/requests"})
-	g.do("control-clear-requests", hReq{Method: "DELETE", Path: "/_mock/requests"})
+	g.do("control-list-faults", request{Method: "GET", Path: "/_mock/faults"})
+	g.do("fault-answer", request{Method: "GET", Path: "/v1/profiles/" + pid})
+	g.do("control-remove-fault", request{Method: "DELETE", Path: "/_mock/faults/" + fault})
+	g.do("control-clear-faults", request{Method: "DELETE", Path: "/_mock/faults"})
+	g.do("control-requests", request{Method: "GET", Path: "/_mock/requests"})
+	g.do("control-clear-requests", request{Method: "DELETE", Path: "/_mock/requests"})
 
 	// Routes and keys the service refuses.
-	g.do("unknown-route", hReq{Method: "GET", Path: "/v1/nothing"})
-	g.do("wrong-method", hReq{Method: "PUT", Path: "/v1/profiles/" + pid})
-	g.do("wrong-key", hReq{Method: "GET", Path: "/v1/profiles/" + pid, Key: "0a0b0c0d-1111-4222-8333-944455556666"})
-	g.do("no-key", hReq{Method: "GET", Path: "/v1/profiles/" + pid, Key: hNoKey})
+	g.do("unknown-route", request{Method: "GET", Path: "/v1/nothing"})
+	g.do("wrong-method", request{Method: "PUT", Path: "/v1/profiles/" + pid})
+	g.do("wrong-key", request{Method: "GET", Path: "/v1/profiles/" + pid, Key: "0a0b0c0d-1111-4222-8333-944455556666"})
+	g.do("no-key", request{Method: "GET", Path: "/v1/profiles/" + pid, Key: noKey})
 
 	// Deletions.
-	g.do("delete-item", hReq{Method: "DELETE", Path: "/v1/items/" + bill})
-	g.do("delete-item-missing", hReq{Method: "DELETE", Path: "/v1/items/" + bill})
-	g.do("delete-default-folder", hReq{Method: "DELETE", Path: "/v1/folders/" + defaultFolder})
-	g.do("delete-folder", hReq{Method: "DELETE", Path: "/v1/folders/" + folder})
-	g.do("delete-analysis", hReq{Method: "DELETE", Path: "/v1/analyses/" + failing})
-	g.do("get-profile-after-deletions", hReq{Method: "GET", Path: "/v1/profiles/" + pid})
-	g.do("delete-profile", hReq{Method: "DELETE", Path: "/v1/profiles/" + pid})
-	g.do("delete-profile-missing", hReq{Method: "DELETE", Path: "/v1/profiles/" + pid})
-	g.do("control-reset", hReq{Method: "POST", Path: "/_mock/reset"})
+	g.do("delete-item", request{Method: "DELETE", Path: "/v1/items/" + bill})
+	g.do("delete-item-missing", request{Method: "DELETE", Path: "/v1/items/" + bill})
+	g.do("delete-default-folder", request{Method: "DELETE", Path: "/v1/folders/" + defaultFolder})
+	g.do("delete-folder", request{Method: "DELETE", Path: "/v1/folders/" + folder})
+	g.do("delete-analysis", request{Method: "DELETE", Path: "/v1/analyses/" + failing})
+	g.do("get-profile-after-deletions", request{Method: "GET", Path: "/v1/profiles/" + pid})
+	g.do("delete-profile", request{Method: "DELETE", Path: "/v1/profiles/" + pid})
+	g.do("delete-profile-missing", request{Method: "DELETE", Path: "/v1/profiles/" + pid})
+	g.do("control-reset", request{Method: "POST", Path: "/_mock/reset"})
 
 	goldenReportText(t, "report-en.txt", en.Body)
 	goldenReportText(t, "report-ko-raw.txt", ko.Body)
@@ -310,7 +311,7 @@ func goldenNoStrays(t *testing.T, seen map[string]bool) {
 				require.NoError(t, os.Remove(filepath.Join(goldenDir, e.Name())))
 				continue
 			}
-			t.Errorf("%s: no step of the walk writes it any more", e.Name())
+			assert.Failf(t, "a stray golden file", "%s: no step of the walk writes it any more", e.Name())
 		}
 	}
 }

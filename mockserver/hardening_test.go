@@ -29,9 +29,9 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/pdftest"
 )
 
-// serve sends a request to a server's handler, in process, and returns the
+// serveInProcess sends a request to a server's handler, in process, and returns the
 // answer.
-func serve(t testing.TB, srv *mockserver.Server, key, method, target string, body io.Reader, header ...string) *httptest.ResponseRecorder {
+func serveInProcess(t testing.TB, srv *mockserver.Server, key, method, target string, body io.Reader, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(method, target, body)
 	if key != "" {
@@ -45,8 +45,8 @@ func serve(t testing.TB, srv *mockserver.Server, key, method, target string, bod
 	return w
 }
 
-// errorCode returns the code of an error answer.
-func errorCode(t testing.TB, w *httptest.ResponseRecorder) (string, string) {
+// answerError returns the code and message of an error answer.
+func answerError(t testing.TB, w *httptest.ResponseRecorder) (string, string) {
 	t.Helper()
 	var body struct {
 		Error struct {
@@ -70,16 +70,16 @@ func TestTenants_FloodOfKeysKeepsTheCap(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	first := randomUUID()
-	w := serve(t, srv, first, "POST", "/v1/workflows/wf_default/profiles", strings.NewReader(`{"name":"first"}`), "Content-Type", "application/json")
+	w := serveInProcess(t, srv, first, "POST", "/v1/workflows/wf_default/profiles", strings.NewReader(`{"name":"first"}`), "Content-Type", "application/json")
 	require.Equal(t, http.StatusCreated, w.Code, "%s", w.Body)
 
 	for range 5000 {
-		w := serve(t, srv, randomUUID(), "GET", "/v1/workflows/wf_default/profiles", nil)
+		w := serveInProcess(t, srv, randomUUID(), "GET", "/v1/workflows/wf_default/profiles", nil)
 		require.Equal(t, http.StatusOK, w.Code, "a new key is answered at once: %s", w.Body)
 	}
 	// The first key's tenant was the least recently used: evicted with all
 	// it held.
-	fresh := serve(t, srv, first, "GET", "/v1/workflows/wf_default/profiles", nil)
+	fresh := serveInProcess(t, srv, first, "GET", "/v1/workflows/wf_default/profiles", nil)
 	require.Equal(t, http.StatusOK, fresh.Code)
 	assert.Contains(t, fresh.Body.String(), `"count":0`, "the evicted tenant's profile is gone")
 	assert.NotNil(t, srv.TenantOf(srv.APIKey), "the server's own tenant is never evicted")
@@ -108,7 +108,7 @@ func TestTenants_ABusyTenantIsNotEvicted(t *testing.T) {
 	// evicted by the third; with both left busy or full, a fourth waits.
 	second, third := randomUUID(), randomUUID()
 	for _, k := range []string{second, third} {
-		w := serve(t, srv, k, "GET", "/v1/workflows/wf_default/profiles", nil)
+		w := serveInProcess(t, srv, k, "GET", "/v1/workflows/wf_default/profiles", nil)
 		require.Equal(t, http.StatusOK, w.Code, "%s", w.Body)
 	}
 	kept, err := c.GetProfile(t.Context(), p.ID)
@@ -136,9 +136,9 @@ func TestTenants_AllBusyGivesServiceUnavailable(t *testing.T) {
 		_, _ = c.GetAnalysis(ctx, id, &profilesvc.GetAnalysisParams{WaitForReport: true, Timeout: time.Minute})
 	}()
 	require.NoError(t, clock.BlockUntil(t.Context(), 1))
-	w := serve(t, srv, randomUUID(), "GET", "/v1/workflows/wf_default/profiles", nil)
+	w := serveInProcess(t, srv, randomUUID(), "GET", "/v1/workflows/wf_default/profiles", nil)
 	require.Equal(t, http.StatusServiceUnavailable, w.Code)
-	code, msg := errorCode(t, w)
+	code, msg := answerError(t, w)
 	assert.Equal(t, profilesvc.CodeServiceUnavailable, code)
 	assert.Contains(t, msg, "WithMaxTenants")
 	assert.Equal(t, "1", w.Header().Get("Retry-After"))
@@ -151,13 +151,13 @@ func TestRecord_WrongKeysNeverFillTheRecord(t *testing.T) {
 	srv, err := mockserver.NewHandler(mockserver.WithRequestRecordBytes(1 << 20))
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
-	good := serve(t, srv, srv.APIKey, "POST", "/v1/workflows/wf_default/profiles", strings.NewReader(`{"name":"kept"}`), "Content-Type", "application/json")
+	good := serveInProcess(t, srv, srv.APIKey, "POST", "/v1/workflows/wf_default/profiles", strings.NewReader(`{"name":"kept"}`), "Content-Type", "application/json")
 	require.Equal(t, http.StatusCreated, good.Code)
 	// With their bodies kept, 100 of these would pass the record's 1 MiB
 	// and push the real request out.
 	body := bytes.Repeat([]byte("x"), 64<<10)
 	for range 100 {
-		w := serve(t, srv, "0a0b0c0d-1111-4222-8333-944455556666", "POST", "/v1/workflows/wf_default/profiles", bytes.NewReader(body), "Content-Type", "application/json")
+		w := serveInProcess(t, srv, "0a0b0c0d-1111-4222-8333-944455556666", "POST", "/v1/workflows/wf_default/profiles", bytes.NewReader(body), "Content-Type", "application/json")
 		require.Equal(t, http.StatusUnauthorized, w.Code)
 	}
 	reqs := srv.Requests()
@@ -185,7 +185,7 @@ func TestRecord_BoundedInBytesAndCountingDrops(t *testing.T) {
 	require.NoError(t, err)
 	big, _ := json.Marshal(map[string]any{"type": "text", "name": "big", "content": strings.Repeat("y", 200<<10)})
 	for range 10 {
-		w := serve(t, srv, srv.APIKey, "POST", "/v1/folders/"+p.Folders[0].ID+"/items", bytes.NewReader(big), "Content-Type", "application/json")
+		w := serveInProcess(t, srv, srv.APIKey, "POST", "/v1/folders/"+p.Folders[0].ID+"/items", bytes.NewReader(big), "Content-Type", "application/json")
 		require.Equal(t, http.StatusCreated, w.Code, "%s", w.Body)
 	}
 	reqs := srv.Requests()
@@ -197,7 +197,7 @@ func TestRecord_BoundedInBytesAndCountingDrops(t *testing.T) {
 		assert.Len(t, r.Body, 64<<10)
 		assert.EqualValues(t, len(big), r.BodySize, "the whole size of a truncated body")
 	}
-	w := serve(t, srv, srv.APIKey, "GET", "/_mock/requests", nil)
+	w := serveInProcess(t, srv, srv.APIKey, "GET", "/_mock/requests", nil)
 	require.Equal(t, http.StatusOK, w.Code)
 	var list struct {
 		Count   int `json:"count"`
@@ -252,48 +252,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
-}
-
-func TestUploads_SharedMemoryBudget(t *testing.T) {
-	t.Parallel()
-	srv := mockserver.NewTest(t, mockserver.WithMaxUploadSize(1<<20), mockserver.WithUploadMemory(2<<20))
-	p, _ := srv.CreateProfile(mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "u"})
-	body, ct := multipartUpload(900 << 10)
-	// Two uploads hold the budget while their bodies are held back; a
-	// third is refused with 503 and Retry-After.
-	var held []*io.PipeWriter
-	var wg sync.WaitGroup
-	for range 2 {
-		pr, pw := io.Pipe()
-		held = append(held, pw)
-		req, _ := http.NewRequest("POST", srv.URL+"/v1/folders/"+p.Folders[0].ID+"/items", pr)
-		req.ContentLength = int64(len(body))
-		req.Header.Set("Content-Type", ct)
-		req.Header.Set("x-api-key", srv.APIKey)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				_ = resp.Body.Close()
-			}
-		}()
-		_, _ = pw.Write(body[:100]) // the request is under way
-	}
-	require.Eventually(t, func() bool {
-		w := serve(t, srv, srv.APIKey, "POST", "/v1/folders/"+p.Folders[0].ID+"/items", bytes.NewReader(body), "Content-Type", ct)
-		if w.Code == http.StatusServiceUnavailable {
-			assert.Equal(t, "1", w.Header().Get("Retry-After"))
-			return true
-		}
-		return false
-	}, time.Minute, time.Millisecond, "a third upload beyond the budget gets 503")
-	for _, pw := range held {
-		_, _ = pw.Write(body[100:])
-		_ = pw.Close()
-	}
-	wg.Wait()
-	w := serve(t, srv, srv.APIKey, "POST", "/v1/folders/"+p.Folders[0].ID+"/items", bytes.NewReader(body), "Content-Type", ct)
-	assert.Equal(t, http.StatusCreated, w.Code, "the budget is given back: %s", w.Body)
 }
 
 func TestAnalyses_ShareTheItemsBytes(t *testing.T) {
@@ -385,35 +343,35 @@ func TestInconsistencies(t *testing.T) {
 	}
 	t.Run("unknown query parameters are refused everywhere", func(t *testing.T) {
 		for _, target := range []string{"/v1/profiles/" + p.ID + "?x=1", "/v1/folders/" + fid + "?x=1", "/v1/items/item_x?x=1", "/_mock/faults?x=1"} {
-			w := serve(t, srv, srv.APIKey, "GET", target, nil)
+			w := serveInProcess(t, srv, srv.APIKey, "GET", target, nil)
 			require.Equal(t, http.StatusBadRequest, w.Code, "%s: %s", target, w.Body)
-			_, msg := errorCode(t, w)
+			_, msg := answerError(t, w)
 			assert.Contains(t, msg, `unknown query parameter "x"`)
 		}
 		body, h := json(`{"name":"x"}`)
-		w := serve(t, srv, srv.APIKey, "PATCH", "/v1/profiles/"+p.ID+"?x=1", body, h...)
+		w := serveInProcess(t, srv, srv.APIKey, "PATCH", "/v1/profiles/"+p.ID+"?x=1", body, h...)
 		assert.Equal(t, http.StatusBadRequest, w.Code)
 	})
 	t.Run("invalid UTF-8 names the field", func(t *testing.T) {
 		body, h := json("{\"name\":\"bad \xff name\"}")
-		w := serve(t, srv, srv.APIKey, "PATCH", "/v1/profiles/"+p.ID, body, h...)
+		w := serveInProcess(t, srv, srv.APIKey, "PATCH", "/v1/profiles/"+p.ID, body, h...)
 		require.Equal(t, http.StatusBadRequest, w.Code)
-		code, msg := errorCode(t, w)
+		code, msg := answerError(t, w)
 		assert.Equal(t, profilesvc.CodeValidation, code)
 		assert.Contains(t, msg, `field "name" is not valid UTF-8`)
 	})
 	t.Run("numbers out of range", func(t *testing.T) {
 		body, h := json(`{"type":"json","name":"n","content":{"x":1}, "metadata":{"k":1}}`)
-		require.Equal(t, http.StatusCreated, serve(t, srv, srv.APIKey, "POST", "/v1/folders/"+fid+"/items", body, h...).Code)
+		require.Equal(t, http.StatusCreated, serveInProcess(t, srv, srv.APIKey, "POST", "/v1/folders/"+fid+"/items", body, h...).Code)
 		body, h = json(`{"targetItems":[{"itemId":"item_x"}],"options":{"n":1e999999}}`)
-		w := serve(t, srv, srv.APIKey, "POST", "/v1/analyses/"+p.ID+"/analyze", body, h...)
+		w := serveInProcess(t, srv, srv.APIKey, "POST", "/v1/analyses/"+p.ID+"/analyze", body, h...)
 		require.Equal(t, http.StatusBadRequest, w.Code)
-		_, msg := errorCode(t, w)
+		_, msg := answerError(t, w)
 		assert.Contains(t, msg, "out of range")
 	})
 	t.Run("no value echoed beyond 100 characters", func(t *testing.T) {
 		long := strings.Repeat("9", 500000)
-		w := serve(t, srv, srv.APIKey, "GET", "/v1/profiles/"+p.ID+"/folders?limit="+long, nil)
+		w := serveInProcess(t, srv, srv.APIKey, "GET", "/v1/profiles/"+p.ID+"/folders?limit="+long, nil)
 		require.Equal(t, http.StatusBadRequest, w.Code)
 		assert.Less(t, w.Body.Len(), 1000, "the answer echoes the value: %d bytes", w.Body.Len())
 	})
@@ -424,15 +382,15 @@ func TestInconsistencies(t *testing.T) {
 		fw, _ := mw.CreateFormFile("file", "f.txt")
 		_, _ = fw.Write([]byte("hello"))
 		_ = mw.Close()
-		w := serve(t, srv, srv.APIKey, "POST", "/v1/folders/"+fid+"/items", &b, "Content-Type", mw.FormDataContentType())
+		w := serveInProcess(t, srv, srv.APIKey, "POST", "/v1/folders/"+fid+"/items", &b, "Content-Type", mw.FormDataContentType())
 		require.Equal(t, http.StatusBadRequest, w.Code)
-		_, msg := errorCode(t, w)
+		_, msg := answerError(t, w)
 		assert.Contains(t, msg, "too long")
 		assert.NotContains(t, msg, "got 4096")
 	})
 	t.Run("HEAD is answered as GET without a body", func(t *testing.T) {
-		get := serve(t, srv, srv.APIKey, "GET", "/v1/profiles/"+p.ID, nil)
-		head := serve(t, srv, srv.APIKey, "HEAD", "/v1/profiles/"+p.ID, nil)
+		get := serveInProcess(t, srv, srv.APIKey, "GET", "/v1/profiles/"+p.ID, nil)
+		head := serveInProcess(t, srv, srv.APIKey, "HEAD", "/v1/profiles/"+p.ID, nil)
 		require.Equal(t, http.StatusOK, head.Code)
 		assert.Equal(t, get.Header().Get("Content-Type"), head.Header().Get("Content-Type"))
 		assert.Equal(t, get.Header().Get("Content-Length"), head.Header().Get("Content-Length"))

@@ -4,86 +4,19 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+
 	"github.com/profilesvc/profilesvc-go"
-	"github.com/profilesvc/profilesvc-go/mockserver"
 )
-
-// hPDF is a small text-based PDF whose page shows "Hello PDF world".
-var hPDF = []byte("%PDF-1.4\n" +
-	"1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n" +
-	"2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n" +
-	"3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>\nendobj\n" +
-	"4 0 obj\n<< /Length 47 >>\nstream\nBT /F1 12 Tf 72 712 Td (Hello PDF world) Tj ET\nendstream\nendobj\n" +
-	"5 0 obj\n<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>\nendobj\n" +
-	"trailer\n<< /Root 1 0 R >>\n%%EOF\n")
-
-// hCheckItem checks every field of the document's full Item.
-func hCheckItem(t *testing.T, what string, it map[string]any, folderID string) {
-	t.Helper()
-	hKeys(t, what, it, "id", "folderId", "type", "name", "content", "contentType", "sizeBytes",
-		"url", "storageOriginalUrl", "detected", "metadata", "status", "processedAt", "createdAt")
-	hID(t, what, it, "id", "item_")
-	if got := hStr(t, what, it, "folderId"); got != folderID {
-		t.Errorf("%s: folderId = %q, want %q", what, got, folderID)
-	}
-	switch typ := hStr(t, what, it, "type"); typ {
-	case "file":
-		hNull(t, what, it, "content")
-	case "text":
-		hStr(t, what, it, "content")
-	case "json":
-		if it["content"] == nil {
-			t.Errorf("%s: content of a json item is null", what)
-		}
-	default:
-		t.Errorf("%s: type = %q, want file, text or json", what, typ)
-	}
-	hStr(t, what, it, "name")
-	if ct := hStr(t, what, it, "contentType"); !strings.Contains(ct, "/") {
-		t.Errorf("%s: contentType = %q, want a MIME type", what, ct)
-	}
-	hNum(t, what, it, "sizeBytes")
-	for _, k := range []string{"url", "storageOriginalUrl"} {
-		u, err := url.Parse(hStr(t, what, it, k))
-		if err != nil || u.Scheme != "http" || u.Host == "" {
-			t.Errorf("%s: %s = %q, want an absolute http URL", what, k, it[k])
-		}
-	}
-	d := hMap(t, what, it, "detected")
-	hExactKeys(t, what+".detected", d, "contentType", "extension", "fileCategory")
-	hStr(t, what+".detected", d, "contentType")
-	hStr(t, what+".detected", d, "extension")
-	hStr(t, what+".detected", d, "fileCategory")
-	hMap(t, what, it, "metadata")
-	if got := hStr(t, what, it, "status"); got != "ACTIVE" {
-		t.Errorf("%s: status = %q, want ACTIVE", what, got)
-	}
-	hTime(t, what, it, "processedAt")
-	hTime(t, what, it, "createdAt")
-}
-
-// hFetch GETs an absolute URL the mock handed out, which must point at the
-// mock itself.
-func hFetch(t *testing.T, srv *mockserver.Server, rawURL, key string) *hResp {
-	t.Helper()
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		t.Fatalf("bad URL %q: %v", rawURL, err)
-	}
-	if "http://"+u.Host != srv.URL {
-		t.Fatalf("URL %q does not point at the mock %s", rawURL, srv.URL)
-	}
-	return hSend(t, srv, hReq{Method: "GET", Path: u.EscapedPath(), Key: key})
-}
 
 func TestUploadFileItem(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	_, fid := hProfile(t, srv, "Uploader")
+	srv := newServer(t)
+	_, fid := createProfile(t, srv, "Uploader")
 	cases := []struct {
 		name     string
 		filename string
@@ -94,11 +27,11 @@ func TestUploadFileItem(t *testing.T) {
 		text     *string   // what url serves; nil: not checked
 		meta     map[string]any
 	}{
-		{name: "png", filename: "photo.png", data: hPNG, wantName: "photo.png",
+		{name: "png", filename: "photo.png", data: pngBytes, wantName: "photo.png",
 			detected: [3]string{"image/png", "png", "image"}},
-		{name: "pdf", filename: "statement.pdf", data: hPDF, wantName: "statement.pdf",
+		{name: "pdf", filename: "statement.pdf", data: pdfBytes, wantName: "statement.pdf",
 			detected: [3]string{"application/pdf", "pdf", "document"}, text: profilesvc.Ptr("Hello PDF world")},
-		{name: "pdf without extension", filename: "scan", data: hPDF, wantName: "scan",
+		{name: "pdf without extension", filename: "scan", data: pdfBytes, wantName: "scan",
 			detected: [3]string{"application/pdf", "pdf", "document"}},
 		{name: "csv", filename: "people.csv", data: []byte("name,dob\nAlice,1990-01-01\n"), wantName: "people.csv",
 			detected: [3]string{"text/csv", "csv", "spreadsheet"}, text: profilesvc.Ptr("name,dob\nAlice,1990-01-01\n")},
@@ -113,94 +46,75 @@ func TestUploadFileItem(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			it := hObj(t, hUpload(t, srv, fid, c.filename, c.data, c.fields...), http.StatusCreated)
-			hCheckItem(t, "uploaded item", it, fid)
-			if it["type"] != "file" || it["name"] != c.wantName {
-				t.Errorf("type %v name %v, want file %q", it["type"], it["name"], c.wantName)
-			}
-			if it["sizeBytes"] != float64(len(c.data)) {
-				t.Errorf("sizeBytes = %v, want %d", it["sizeBytes"], len(c.data))
-			}
+			it := jsonObject(t, upload(t, srv, fid, c.filename, c.data, c.fields...), http.StatusCreated)
+			checkItem(t, "uploaded item", it, fid)
+			assert.True(t, it["type"] == "file" && it["name"] == c.wantName, "type %v name %v, want file %q", it["type"], it["name"], c.wantName)
+			assert.Equal(t, float64(len(c.data)), it["sizeBytes"], "sizeBytes")
 			d := it["detected"].(map[string]any)
 			got := [3]string{fmt.Sprint(d["contentType"]), fmt.Sprint(d["extension"]), fmt.Sprint(d["fileCategory"])}
-			if got != c.detected {
-				t.Errorf("detected = %v, want %v", got, c.detected)
+			if diff := cmp.Diff(c.detected, got); diff != "" {
+				t.Errorf("detected (-want +got):\n%s", diff)
 			}
-			if it["contentType"] != c.detected[0] {
-				t.Errorf("contentType = %v, want %v (the declared type was application/octet-stream)", it["contentType"], c.detected[0])
-			}
+			assert.Equal(t, c.detected[0], it["contentType"], "contentType (the declared type was application/octet-stream)")
 			meta := c.meta
 			if meta == nil {
 				meta = map[string]any{}
 			}
-			hEqualJSON(t, "metadata", it["metadata"], meta)
+			wantSameJSON(t, "metadata", it["metadata"], meta)
 
 			// The original, with the key: the same bytes.
-			orig := hFetch(t, srv, it["storageOriginalUrl"].(string), "")
-			if orig.Status != http.StatusOK || !bytes.Equal(orig.Body, c.data) {
-				t.Errorf("storageOriginalUrl: %d with %d bytes, want 200 with the %d uploaded bytes", orig.Status, len(orig.Body), len(c.data))
-			}
-			if ct := orig.Header.Get("Content-Type"); !strings.HasPrefix(ct, c.detected[0]) {
-				t.Errorf("storageOriginalUrl Content-Type = %q, want %q", ct, c.detected[0])
-			}
+			orig := fetch(t, srv, it["storageOriginalUrl"].(string), "")
+			assert.True(t, orig.Status == http.StatusOK && bytes.Equal(orig.Body, c.data),
+				"storageOriginalUrl: %d with %d bytes, want 200 with the %d uploaded bytes", orig.Status, len(orig.Body), len(c.data))
+			ct := orig.Header.Get("Content-Type")
+			assert.True(t, strings.HasPrefix(ct, c.detected[0]), "storageOriginalUrl Content-Type = %q, want %q", ct, c.detected[0])
 			// The extracted text, with the key.
-			txt := hFetch(t, srv, it["url"].(string), "")
-			if txt.Status != http.StatusOK {
-				t.Errorf("url: %s, want 200", txt)
-			} else if c.text != nil && strings.TrimSpace(string(txt.Body)) != strings.TrimSpace(*c.text) {
-				t.Errorf("url serves %q, want %q", txt.Body, *c.text)
+			txt := fetch(t, srv, it["url"].(string), "")
+			if assert.Equal(t, http.StatusOK, txt.Status, "url: %s", txt) && c.text != nil {
+				assert.Equal(t, strings.TrimSpace(*c.text), strings.TrimSpace(string(txt.Body)), "what url serves")
 			}
 			// Without the key or with a wrong one: 401.
 			for _, k := range []string{"storageOriginalUrl", "url"} {
-				hErr(t, hFetch(t, srv, it[k].(string), hNoKey), http.StatusUnauthorized, "UNAUTHORIZED")
-				hErr(t, hFetch(t, srv, it[k].(string), "00000000-0000-4000-8000-000000000000"), http.StatusUnauthorized, "UNAUTHORIZED")
+				wantError(t, fetch(t, srv, it[k].(string), noKey), http.StatusUnauthorized, "UNAUTHORIZED")
+				wantError(t, fetch(t, srv, it[k].(string), "00000000-0000-4000-8000-000000000000"), http.StatusUnauthorized, "UNAUTHORIZED")
 			}
 			// GET answers the same item.
-			g := hJSON(t, srv, "GET", "/v1/items/"+it["id"].(string), nil, http.StatusOK)
-			hEqualJSON(t, "GET item", g, it)
+			g := doJSON(t, srv, "GET", "/v1/items/"+it["id"].(string), nil, http.StatusOK)
+			wantSameJSON(t, "GET item", g, it)
 		})
 	}
 }
 
 func TestCreateTextAndJSONItems(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	_, fid := hProfile(t, srv, "P")
+	srv := newServer(t)
+	_, fid := createProfile(t, srv, "P")
 
 	t.Run("text", func(t *testing.T) {
 		text := "Full name: Jane Doe\n한국어 텍스트"
-		it := hJSON(t, srv, "POST", "/v1/folders/"+fid+"/items",
+		it := doJSON(t, srv, "POST", "/v1/folders/"+fid+"/items",
 			map[string]any{"type": "text", "name": "note", "content": text, "metadata": map[string]any{"lang": "ko"}}, http.StatusCreated)
-		hCheckItem(t, "text item", it, fid)
-		if it["type"] != "text" || it["name"] != "note" || it["content"] != text {
-			t.Errorf("text item = %v", it)
-		}
-		if it["contentType"] != "text/plain" || it["sizeBytes"] != float64(len(text)) {
-			t.Errorf("contentType %v sizeBytes %v, want text/plain %d", it["contentType"], it["sizeBytes"], len(text))
-		}
-		hEqualJSON(t, "metadata", it["metadata"], map[string]any{"lang": "ko"})
-		if r := hFetch(t, srv, it["url"].(string), ""); r.Status != 200 || string(r.Body) != text {
-			t.Errorf("url serves %s, want the text", r)
-		}
-		if r := hFetch(t, srv, it["storageOriginalUrl"].(string), ""); r.Status != 200 || string(r.Body) != text {
-			t.Errorf("storageOriginalUrl serves %s, want the text", r)
-		}
-		hEqualJSON(t, "GET text item", hJSON(t, srv, "GET", "/v1/items/"+it["id"].(string), nil, http.StatusOK), it)
+		checkItem(t, "text item", it, fid)
+		assert.True(t, it["type"] == "text" && it["name"] == "note" && it["content"] == text, "text item = %v", it)
+		assert.True(t, it["contentType"] == "text/plain" && it["sizeBytes"] == float64(len(text)),
+			"contentType %v sizeBytes %v, want text/plain %d", it["contentType"], it["sizeBytes"], len(text))
+		wantSameJSON(t, "metadata", it["metadata"], map[string]any{"lang": "ko"})
+		r := fetch(t, srv, it["url"].(string), "")
+		assert.True(t, r.Status == 200 && string(r.Body) == text, "url serves %s, want the text", r)
+		r = fetch(t, srv, it["storageOriginalUrl"].(string), "")
+		assert.True(t, r.Status == 200 && string(r.Body) == text, "storageOriginalUrl serves %s, want the text", r)
+		wantSameJSON(t, "GET text item", doJSON(t, srv, "GET", "/v1/items/"+it["id"].(string), nil, http.StatusOK), it)
 	})
 	t.Run("json", func(t *testing.T) {
 		content := map[string]any{"full_name": "Jane Doe", "list": []any{float64(1), "two"}, "nested": map[string]any{"ok": true}}
-		it := hJSON(t, srv, "POST", "/v1/folders/"+fid+"/items",
+		it := doJSON(t, srv, "POST", "/v1/folders/"+fid+"/items",
 			map[string]any{"type": "json", "name": "record", "content": content}, http.StatusCreated)
-		hCheckItem(t, "json item", it, fid)
-		if it["type"] != "json" || it["name"] != "record" || it["contentType"] != "application/json" {
-			t.Errorf("json item = %v", it)
-		}
-		hEqualJSON(t, "content", it["content"], content)
-		if _, ok := it["content"].(map[string]any); !ok {
-			t.Errorf("content = %#v, want an object", it["content"])
-		}
-		hEqualJSON(t, "metadata", it["metadata"], map[string]any{})
-		hEqualJSON(t, "GET json item", hJSON(t, srv, "GET", "/v1/items/"+it["id"].(string), nil, http.StatusOK), it)
+		checkItem(t, "json item", it, fid)
+		assert.True(t, it["type"] == "json" && it["name"] == "record" && it["contentType"] == "application/json", "json item = %v", it)
+		wantSameJSON(t, "content", it["content"], content)
+		assert.IsType(t, map[string]any{}, it["content"], "content = %#v, want an object", it["content"])
+		wantSameJSON(t, "metadata", it["metadata"], map[string]any{})
+		wantSameJSON(t, "GET json item", doJSON(t, srv, "GET", "/v1/items/"+it["id"].(string), nil, http.StatusOK), it)
 	})
 	t.Run("bad bodies", func(t *testing.T) {
 		cases := []struct {
@@ -219,127 +133,115 @@ func TestCreateTextAndJSONItems(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				hErr(t, hDo(t, srv, "POST", "/v1/folders/"+fid+"/items", c.body), http.StatusBadRequest, "VALIDATION_ERROR", c.field)
+				wantError(t, do(t, srv, "POST", "/v1/folders/"+fid+"/items", c.body), http.StatusBadRequest, "VALIDATION_ERROR", c.field)
 			})
 		}
-		f := hJSON(t, srv, "GET", "/v1/folders/"+fid, nil, http.StatusOK)
-		if n := len(hArr(t, "folder", f, "items")); n != 2 {
-			t.Errorf("folder has %d items after refused creates, want 2", n)
-		}
+		f := doJSON(t, srv, "GET", "/v1/folders/"+fid, nil, http.StatusOK)
+		assert.Len(t, arrayField(t, "folder", f, "items"), 2, "items of the folder after refused creates")
 	})
 }
 
 func TestUpdateItem(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	_, fid := hProfile(t, srv, "P")
-	text := hJSON(t, srv, "POST", "/v1/folders/"+fid+"/items", map[string]any{
+	srv := newServer(t)
+	_, fid := createProfile(t, srv, "P")
+	text := doJSON(t, srv, "POST", "/v1/folders/"+fid+"/items", map[string]any{
 		"type": "text", "name": "note", "content": "old text", "metadata": map[string]any{"a": float64(1), "b": "x"},
 	}, http.StatusCreated)
 	textID := text["id"].(string)
-	jsonID := hJSON(t, srv, "POST", "/v1/folders/"+fid+"/items",
+	jsonID := doJSON(t, srv, "POST", "/v1/folders/"+fid+"/items",
 		map[string]any{"type": "json", "name": "rec", "content": map[string]any{"v": float64(1)}}, http.StatusCreated)["id"].(string)
-	file := hObj(t, hUpload(t, srv, fid, "f.txt", []byte("file bytes"), [2]string{"metadata", `{"keep":"me"}`}), http.StatusCreated)
+	file := jsonObject(t, upload(t, srv, fid, "f.txt", []byte("file bytes"), [2]string{"metadata", `{"keep":"me"}`}), http.StatusCreated)
 	fileID := file["id"].(string)
 
 	t.Run("metadata merged", func(t *testing.T) {
-		it := hJSON(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"metadata": map[string]any{"b": "y", "c": true}}, http.StatusOK)
-		hCheckItem(t, "patched item", it, fid)
-		hEqualJSON(t, "metadata", it["metadata"], map[string]any{"a": float64(1), "b": "y", "c": true})
-		if it["content"] != "old text" || it["name"] != "note" {
-			t.Errorf("fields not in the body changed: %v", it)
-		}
-		got := hJSON(t, srv, "GET", "/v1/items/"+textID, nil, http.StatusOK)
-		hEqualJSON(t, "stored metadata", got["metadata"], map[string]any{"a": float64(1), "b": "y", "c": true})
+		it := doJSON(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"metadata": map[string]any{"b": "y", "c": true}}, http.StatusOK)
+		checkItem(t, "patched item", it, fid)
+		wantSameJSON(t, "metadata", it["metadata"], map[string]any{"a": float64(1), "b": "y", "c": true})
+		assert.True(t, it["content"] == "old text" && it["name"] == "note", "fields not in the body changed: %v", it)
+		got := doJSON(t, srv, "GET", "/v1/items/"+textID, nil, http.StatusOK)
+		wantSameJSON(t, "stored metadata", got["metadata"], map[string]any{"a": float64(1), "b": "y", "c": true})
 	})
 	t.Run("text content and name", func(t *testing.T) {
-		it := hJSON(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"content": "brand new text", "name": "renamed"}, http.StatusOK)
-		hCheckItem(t, "patched item", it, fid)
-		if it["content"] != "brand new text" || it["name"] != "renamed" || it["sizeBytes"] != float64(len("brand new text")) {
-			t.Errorf("patched text item = %v", it)
-		}
-		hEqualJSON(t, "metadata kept", it["metadata"], map[string]any{"a": float64(1), "b": "y", "c": true})
-		if r := hFetch(t, srv, it["url"].(string), ""); string(r.Body) != "brand new text" {
-			t.Errorf("url serves %q after the update, want the new text", r.Body)
-		}
+		it := doJSON(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"content": "brand new text", "name": "renamed"}, http.StatusOK)
+		checkItem(t, "patched item", it, fid)
+		assert.True(t, it["content"] == "brand new text" && it["name"] == "renamed" && it["sizeBytes"] == float64(len("brand new text")),
+			"patched text item = %v", it)
+		wantSameJSON(t, "metadata kept", it["metadata"], map[string]any{"a": float64(1), "b": "y", "c": true})
+		r := fetch(t, srv, it["url"].(string), "")
+		assert.Equal(t, "brand new text", string(r.Body), "what url serves after the update")
 	})
 	t.Run("json content", func(t *testing.T) {
-		it := hJSON(t, srv, "PATCH", "/v1/items/"+jsonID, map[string]any{"content": map[string]any{"v": float64(2), "w": []any{"x"}}}, http.StatusOK)
-		hCheckItem(t, "patched item", it, fid)
-		hEqualJSON(t, "json content", it["content"], map[string]any{"v": float64(2), "w": []any{"x"}})
-		hEqualJSON(t, "stored json content", hJSON(t, srv, "GET", "/v1/items/"+jsonID, nil, http.StatusOK)["content"], it["content"])
+		it := doJSON(t, srv, "PATCH", "/v1/items/"+jsonID, map[string]any{"content": map[string]any{"v": float64(2), "w": []any{"x"}}}, http.StatusOK)
+		checkItem(t, "patched item", it, fid)
+		wantSameJSON(t, "json content", it["content"], map[string]any{"v": float64(2), "w": []any{"x"}})
+		wantSameJSON(t, "stored json content", doJSON(t, srv, "GET", "/v1/items/"+jsonID, nil, http.StatusOK)["content"], it["content"])
 	})
 	t.Run("file: name and metadata only", func(t *testing.T) {
-		it := hJSON(t, srv, "PATCH", "/v1/items/"+fileID, map[string]any{"name": "g.txt", "metadata": map[string]any{"new": "v"}}, http.StatusOK)
-		hCheckItem(t, "patched file", it, fid)
-		hEqualJSON(t, "file metadata", it["metadata"], map[string]any{"keep": "me", "new": "v"})
+		it := doJSON(t, srv, "PATCH", "/v1/items/"+fileID, map[string]any{"name": "g.txt", "metadata": map[string]any{"new": "v"}}, http.StatusOK)
+		checkItem(t, "patched file", it, fid)
+		wantSameJSON(t, "file metadata", it["metadata"], map[string]any{"keep": "me", "new": "v"})
 		for _, content := range []any{"replacement", map[string]any{"x": 1}} {
-			r := hDo(t, srv, "PATCH", "/v1/items/"+fileID, map[string]any{"content": content})
-			hErr(t, r, http.StatusBadRequest, "VALIDATION_ERROR", "content")
+			r := do(t, srv, "PATCH", "/v1/items/"+fileID, map[string]any{"content": content})
+			wantError(t, r, http.StatusBadRequest, "VALIDATION_ERROR", "content")
 		}
-		r := hDo(t, srv, "PATCH", "/v1/items/"+fileID, map[string]any{"content": "x", "name": "should not apply"})
-		hErr(t, r, http.StatusBadRequest, "VALIDATION_ERROR", "content")
-		got := hJSON(t, srv, "GET", "/v1/items/"+fileID, nil, http.StatusOK)
-		hNull(t, "file item", got, "content")
-		if got["name"] != "g.txt" {
-			t.Errorf("a refused update changed the name to %v", got["name"])
-		}
-		if b, _ := srv.ItemBytes(fileID); string(b) != "file bytes" {
-			t.Errorf("file bytes changed to %q", b)
-		}
+		r := do(t, srv, "PATCH", "/v1/items/"+fileID, map[string]any{"content": "x", "name": "should not apply"})
+		wantError(t, r, http.StatusBadRequest, "VALIDATION_ERROR", "content")
+		got := doJSON(t, srv, "GET", "/v1/items/"+fileID, nil, http.StatusOK)
+		wantNull(t, "file item", got, "content")
+		assert.Equal(t, "g.txt", got["name"], "name after a refused update")
+		b, _ := srv.ItemBytes(fileID)
+		assert.Equal(t, "file bytes", string(b), "file bytes after a refused update")
 	})
 	t.Run("bad content for the type", func(t *testing.T) {
-		hErr(t, hDo(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"content": map[string]any{"a": 1}}), http.StatusBadRequest, "VALIDATION_ERROR", "content")
-		hErr(t, hDo(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"content": nil}), http.StatusBadRequest, "VALIDATION_ERROR", "content")
-		hErr(t, hDo(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"metadata": "x"}), http.StatusBadRequest, "VALIDATION_ERROR", "metadata")
-		hErr(t, hDo(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"name": ""}), http.StatusBadRequest, "VALIDATION_ERROR", "name")
+		wantError(t, do(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"content": map[string]any{"a": 1}}), http.StatusBadRequest, "VALIDATION_ERROR", "content")
+		wantError(t, do(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"content": nil}), http.StatusBadRequest, "VALIDATION_ERROR", "content")
+		wantError(t, do(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"metadata": "x"}), http.StatusBadRequest, "VALIDATION_ERROR", "metadata")
+		wantError(t, do(t, srv, "PATCH", "/v1/items/"+textID, map[string]any{"name": ""}), http.StatusBadRequest, "VALIDATION_ERROR", "name")
 	})
 }
 
 func TestUnknownItem(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
+	srv := newServer(t)
 	const nope = "item_doesnotexist000"
 	for _, c := range []struct {
 		method string
 		body   any
 	}{{"GET", nil}, {"PATCH", map[string]any{"name": "x"}}, {"DELETE", nil}} {
 		t.Run(c.method, func(t *testing.T) {
-			hErr(t, hDo(t, srv, c.method, "/v1/items/"+nope, c.body), http.StatusNotFound, "ITEM_NOT_FOUND", nope)
+			wantError(t, do(t, srv, c.method, "/v1/items/"+nope, c.body), http.StatusNotFound, "ITEM_NOT_FOUND", nope)
 		})
 	}
 	t.Run("storage", func(t *testing.T) {
-		hErr(t, hDo(t, srv, "GET", "/storage/items/"+nope+"/original", nil), http.StatusNotFound, "ITEM_NOT_FOUND")
-		hErr(t, hDo(t, srv, "GET", "/storage/items/"+nope+"/text", nil), http.StatusNotFound, "ITEM_NOT_FOUND")
+		wantError(t, do(t, srv, "GET", "/storage/items/"+nope+"/original", nil), http.StatusNotFound, "ITEM_NOT_FOUND")
+		wantError(t, do(t, srv, "GET", "/storage/items/"+nope+"/text", nil), http.StatusNotFound, "ITEM_NOT_FOUND")
 	})
 }
 
 func TestDeleteItem(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	pid, fid := hProfile(t, srv, "P")
-	it := hObj(t, hUpload(t, srv, fid, "a.txt", []byte("abc")), http.StatusCreated)
+	srv := newServer(t)
+	pid, fid := createProfile(t, srv, "P")
+	it := jsonObject(t, upload(t, srv, fid, "a.txt", []byte("abc")), http.StatusCreated)
 	id := it["id"].(string)
-	other := hTextItem(t, srv, fid, "b", "keep")
+	other := createTextItem(t, srv, fid, "b", "keep")
 
-	hNoBody(t, hDo(t, srv, "DELETE", "/v1/items/"+id, nil))
-	hErr(t, hDo(t, srv, "GET", "/v1/items/"+id, nil), http.StatusNotFound, "ITEM_NOT_FOUND", id)
-	hErr(t, hDo(t, srv, "DELETE", "/v1/items/"+id, nil), http.StatusNotFound, "ITEM_NOT_FOUND", id)
-	hErr(t, hFetch(t, srv, it["storageOriginalUrl"].(string), ""), http.StatusNotFound, "ITEM_NOT_FOUND")
-	hErr(t, hFetch(t, srv, it["url"].(string), ""), http.StatusNotFound, "ITEM_NOT_FOUND")
+	wantNoContent(t, do(t, srv, "DELETE", "/v1/items/"+id, nil))
+	wantError(t, do(t, srv, "GET", "/v1/items/"+id, nil), http.StatusNotFound, "ITEM_NOT_FOUND", id)
+	wantError(t, do(t, srv, "DELETE", "/v1/items/"+id, nil), http.StatusNotFound, "ITEM_NOT_FOUND", id)
+	wantError(t, fetch(t, srv, it["storageOriginalUrl"].(string), ""), http.StatusNotFound, "ITEM_NOT_FOUND")
+	wantError(t, fetch(t, srv, it["url"].(string), ""), http.StatusNotFound, "ITEM_NOT_FOUND")
 
-	f := hJSON(t, srv, "GET", "/v1/folders/"+fid, nil, http.StatusOK)
-	items := hObjs(t, "folder", f, "items")
-	if len(items) != 1 || items[0]["id"] != other || f["itemsCount"] != float64(1) {
-		t.Errorf("folder after delete = %v", f)
-	}
-	if p := hJSON(t, srv, "GET", "/v1/profiles/"+pid, nil, http.StatusOK); p["itemsCount"] != float64(1) {
-		t.Errorf("profile itemsCount = %v, want 1", p["itemsCount"])
-	}
+	f := doJSON(t, srv, "GET", "/v1/folders/"+fid, nil, http.StatusOK)
+	items := objectsField(t, "folder", f, "items")
+	assert.True(t, len(items) == 1 && items[0]["id"] == other && f["itemsCount"] == float64(1), "folder after delete = %v", f)
+	p := doJSON(t, srv, "GET", "/v1/profiles/"+pid, nil, http.StatusOK)
+	assert.Equal(t, float64(1), p["itemsCount"], "profile itemsCount")
 }
 
 func TestUploadIntoUnknownFolder(t *testing.T) {
 	t.Parallel()
-	srv := hNew(t)
-	hErr(t, hUpload(t, srv, "fld_nope", "a.txt", []byte("x")), http.StatusNotFound, "FOLDER_NOT_FOUND", "fld_nope")
+	srv := newServer(t)
+	wantError(t, upload(t, srv, "fld_nope", "a.txt", []byte("x")), http.StatusNotFound, "FOLDER_NOT_FOUND", "fld_nope")
 }

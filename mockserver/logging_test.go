@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/profilesvc/profilesvc-go/internal/testutil"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
@@ -25,21 +28,15 @@ func TestRequestLogNeverHoldsTheKey(t *testing.T) {
 				req.Header.Set("x-api-key", k)
 			}
 			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			resp.Body.Close()
 		}
 	}
 	got := logs.String()
-	if strings.Count(got, `"msg":"request"`) != 9 {
-		t.Fatalf("want 9 request lines, got:\n%s", got)
-	}
+	require.Equal(t, 9, strings.Count(got, `"msg":"request"`), "request lines in the log:\n%s", got)
 	for _, k := range []string{key, wrong} {
 		// The key in a query is the caller's doing; in a header it must
 		// never be logged. The log holds paths, not queries.
-		if strings.Contains(got, k) {
-			t.Errorf("the log holds the key %s:\n%s", k, got)
-		}
+		assert.NotContains(t, got, k, "the log holds the key %s", k)
 	}
 }

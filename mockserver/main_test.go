@@ -2,7 +2,6 @@ package mockserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"github.com/profilesvc/profilesvc-go"
@@ -27,70 +28,6 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// relHoldClock is the real clock, telling the test each time a timer of
-// the given length is set: the long polls' timeouts, so that the test knows
-// when the server holds them. It also counts the timers armed and not yet
-// fired nor stopped.
-type relHoldClock struct {
-	realClock
-	hold time.Duration
-	held chan struct{}
-	// released, if set, hears of each such timer stopped: a long poll let
-	// go of.
-	released chan struct{}
-
-	mu    sync.Mutex
-	armed int
-}
-
-func (c *relHoldClock) AfterFunc(d time.Duration, f func()) func() bool {
-	c.mu.Lock()
-	c.armed++
-	c.mu.Unlock()
-	var once sync.Once
-	done := func() {
-		once.Do(func() {
-			c.mu.Lock()
-			c.armed--
-			c.mu.Unlock()
-		})
-	}
-	stop := c.realClock.AfterFunc(d, func() { done(); f() })
-	counted := func() bool {
-		ok := stop()
-		if ok {
-			done()
-		}
-		return ok
-	}
-	if d != c.hold {
-		return counted
-	}
-	relSignal(c.held)
-	return func() bool {
-		ok := counted()
-		relSignal(c.released)
-		return ok
-	}
-}
-
-// armedTimers returns how many timers are armed and have neither fired
-// nor been stopped.
-func (c *relHoldClock) armedTimers() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.armed
-}
-
-// relSignal sends on ch without ever blocking the server: a nil channel,
-// or one whose buffer is full, is skipped.
-func relSignal(ch chan struct{}) {
-	select {
-	case ch <- struct{}{}:
-	default:
-	}
-}
-
 // TestRelCloseLeavesNothingRunning closes a server that holds long polls
 // and a delayed request, with analyses scheduled to move on shortly after:
 // Close returns promptly, every held request is answered, the analyses
@@ -103,12 +40,16 @@ func TestRelCloseLeavesNothingRunning(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 
 	const polls = 6
-	clock := &relHoldClock{hold: 300 * time.Second, held: make(chan struct{}, polls)}
+	// The polls' timeouts and the delayed request's delay (5 minutes) are
+	// all of 300s: the clock signals each as it is held.
+	clock := &holdClock{hold: 300 * time.Second, held: make(chan struct{}, polls+1)}
 	srv := New(WithClock(clock), WithAnalysisDuration(800*time.Millisecond))
 	tr := &http.Transport{}
 	hc := &http.Client{Transport: tr}
 	defer tr.CloseIdleConnections()
-	send := func(ctx context.Context, method, path, body string) (int, string, error) {
+	// sendFrom sends a request from any goroutine, reporting rather than
+	// failing.
+	sendFrom := func(ctx context.Context, method, path, body string) (int, string, error) {
 		var rd io.Reader
 		if body != "" {
 			rd = strings.NewReader(body)
@@ -134,17 +75,11 @@ func TestRelCloseLeavesNothingRunning(t *testing.T) {
 	var analyses []string
 	for i := range 3 {
 		p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: fmt.Sprintf("Closing %d", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		it, err := srv.AddTextItem(p.Folders[0].ID, "note", "Full Name: Jane Doe")
-		if err != nil {
-			t.Fatal(err)
-		}
-		status, body, err := send(t.Context(), "POST", "/v1/analyses/"+p.ID+"/analyze", `{"targetItems":[{"itemId":"`+it.ID+`"}]}`)
-		if err != nil || status != http.StatusAccepted {
-			t.Fatalf("start: %d %s %v", status, body, err)
-		}
+		require.NoError(t, err)
+		status, body, err := sendFrom(t.Context(), "POST", "/v1/analyses/"+p.ID+"/analyze", `{"targetItems":[{"itemId":"`+it.ID+`"}]}`)
+		require.True(t, err == nil && status == http.StatusAccepted, "start: %d %s %v", status, body, err)
 		id := body[strings.Index(body, "analysis_"):]
 		analyses = append(analyses, id[:strings.IndexByte(id, '"')])
 	}
@@ -161,58 +96,49 @@ func TestRelCloseLeavesNothingRunning(t *testing.T) {
 		clients.Add(1)
 		go func() {
 			defer clients.Done()
-			status, body, err := send(context.Background(), "GET", "/v1/analyses/"+analyses[i%len(analyses)]+"?waitForReport=true&timeoutSeconds=300", "")
+			status, body, err := sendFrom(context.Background(), "GET", "/v1/analyses/"+analyses[i%len(analyses)]+"?waitForReport=true&timeoutSeconds=300", "")
 			answers <- answer{status, body, err}
 		}()
 	}
-	for range polls {
-		select {
-		case <-clock.held:
-		case <-time.After(5 * time.Second):
-			t.Fatal("the long polls were not all held within 5s")
-		}
+	for i := range polls {
+		waitSignal(t, clock.held, fmt.Sprintf("long poll %d of %d held", i+1, polls))
 	}
-	if _, err := srv.InjectFault(Fault{Method: "GET", Path: "/v1/profiles/*", Delay: 5 * time.Minute}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := srv.InjectFault(Fault{Method: "GET", Path: "/v1/profiles/*", Delay: 5 * time.Minute})
+	require.NoError(t, err)
 	clients.Add(1)
 	go func() {
 		defer clients.Done()
-		status, body, err := send(context.Background(), "GET", "/v1/profiles/pf_held", "")
+		status, body, err := sendFrom(context.Background(), "GET", "/v1/profiles/pf_held", "")
 		answers <- answer{status, body, err}
 	}()
-	time.Sleep(100 * time.Millisecond) // the delayed request reaches its fault
+	waitSignal(t, clock.held, "the delayed request held by its fault")
 
 	start := time.Now()
 	srv.Close()
 	// Not a timing test: a bound far above a busy machine's, far below
 	// the five minutes of the delayed request and the long polls.
-	if d := time.Since(start); d > time.Minute {
-		t.Errorf("Close took %v with long polls and a delayed request held", d)
-	}
+	d := time.Since(start)
+	assert.LessOrEqual(t, d, time.Minute, "Close took %v with long polls and a delayed request held", d)
 	done := make(chan struct{})
 	go func() { clients.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(time.Minute):
-		t.Fatal("the held requests were not released within a minute of Close")
+		require.FailNow(t, "the held requests were not released within a minute of Close")
 	}
 	close(answers)
 	for a := range answers {
-		if a.err == nil && a.status != http.StatusOK {
-			t.Errorf("a held request was answered %d %s, want 200 with the analysis as it stands (or a closed connection)", a.status, a.body)
+		if a.err == nil {
+			assert.Equal(t, http.StatusOK, a.status, "a held request was answered %d %s, want 200 with the analysis as it stands (or a closed connection)", a.status, a.body)
 		}
 	}
 
 	// The analyses were due to move on within the second: Close stopped
 	// their timers, and the long polls', so that none is left to fire.
-	if n := clock.armedTimers(); n != 0 {
-		t.Errorf("%d timers still armed after Close", n)
-	}
+	assert.Zero(t, clock.armedTimers(), "timers still armed after Close")
 	for _, id := range analyses {
-		if a, ok := srv.Analysis(id); !ok || a.Status.IsTerminal() {
-			t.Errorf("analysis %s is %v after Close: its run went on", id, a)
-		}
+		a, ok := srv.Analysis(id)
+		assert.True(t, ok && !a.Status.IsTerminal(), "analysis %s is %v after Close: its run went on", id, a)
 	}
 	tr.CloseIdleConnections()
 }
@@ -223,28 +149,23 @@ func TestRelCloseLeavesNothingRunning(t *testing.T) {
 func TestRelCloseOfHandlerLeavesNothingRunning(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 
-	clock := &relHoldClock{hold: 300 * time.Second, held: make(chan struct{}, 1)}
-	srv, err := NewHandler(WithClock(clock), WithAnalysisDuration(600*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The run is long enough that none of its timers can fire during the
+	// test: after Close, none may be left armed.
+	clock := &holdClock{hold: 300 * time.Second, held: make(chan struct{}, 1)}
+	srv, err := NewHandler(WithClock(clock), WithAnalysisDuration(10*time.Minute))
+	require.NoError(t, err)
 	p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Handler"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	it, err := srv.AddTextItem(p.Folders[0].ID, "note", "Full Name: Jane Doe")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rec := httptest.NewRecorder()
 	req, _ := http.NewRequest("POST", "/v1/analyses/"+p.ID+"/analyze", strings.NewReader(`{"targetItems":[{"itemId":"`+it.ID+`"}]}`))
 	req.Header.Set("x-api-key", srv.APIKey)
 	req.Header.Set("Content-Type", "application/json")
 	srv.Handler().ServeHTTP(rec, req)
-	if rec.Code != http.StatusAccepted {
-		t.Fatalf("start: %d %s", rec.Code, rec.Body)
-	}
+	require.Equal(t, http.StatusAccepted, rec.Code, "start: %s", rec.Body)
 	id := srv.Analyses(p.ID)[0].ID
+	require.Equal(t, 2, clock.armedTimers(), "timers armed by the analysis's run")
 
 	poll := httptest.NewRecorder()
 	released := make(chan struct{})
@@ -254,24 +175,19 @@ func TestRelCloseOfHandlerLeavesNothingRunning(t *testing.T) {
 		req.Header.Set("x-api-key", srv.APIKey)
 		srv.Handler().ServeHTTP(poll, req)
 	}()
-	select {
-	case <-clock.held:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the long poll was not held within 5s")
-	}
+	waitSignal(t, clock.held, "the long poll held")
 	srv.Close()
 	select {
 	case <-released:
 	case <-time.After(2 * time.Second):
-		t.Fatal("Close did not release the long poll within 2s")
+		require.FailNow(t, "Close did not release the long poll within 2s")
 	}
-	if poll.Code != http.StatusOK {
-		t.Errorf("the held long poll got %d, want 200", poll.Code)
-	}
-	time.Sleep(800 * time.Millisecond)
-	if a, _ := srv.Analysis(id); a.Status.IsTerminal() {
-		t.Errorf("analysis %s is %s after Close: its timer still ran", id, a.Status)
-	}
+	assert.Equal(t, http.StatusOK, poll.Code, "status of the held long poll")
+	// Close stopped the run's timers and the poll's: none is left to move
+	// the analysis on.
+	assert.Zero(t, clock.armedTimers(), "timers still armed after Close")
+	a, _ := srv.Analysis(id)
+	assert.False(t, a.Status.IsTerminal(), "analysis %s is %s after Close: its timer still ran", id, a.Status)
 }
 
 // TestRelCancelledWaitOnTheMockLeavesNothingRunning cancels the SDK's
@@ -281,24 +197,18 @@ func TestRelCloseOfHandlerLeavesNothingRunning(t *testing.T) {
 func TestRelCancelledWaitOnTheMockLeavesNothingRunning(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 
-	clock := &relHoldClock{hold: 300 * time.Second, held: make(chan struct{}, 1), released: make(chan struct{}, 1)}
+	clock := &holdClock{hold: 300 * time.Second, held: make(chan struct{}, 1), released: make(chan struct{}, 1)}
 	srv := New(WithClock(clock), WithManualAnalyses())
 	defer srv.Close()
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
 	c := srv.Client(profilesvc.WithHTTPClient(&http.Client{Transport: tr}))
 	p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Waiting"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	it, err := srv.AddTextItem(p.Folders[0].ID, "note", "Full Name: Jane Doe")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	id, err := c.StartAnalysis(t.Context(), p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -307,32 +217,24 @@ func TestRelCancelledWaitOnTheMockLeavesNothingRunning(t *testing.T) {
 		_, err := c.WaitForAnalysis(ctx, id, &profilesvc.WaitOptions{PollTimeout: 300 * time.Second})
 		done <- err
 	}()
-	select {
-	case <-clock.held:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the long poll was not held within 5s")
-	}
+	waitSignal(t, clock.held, "the long poll held")
 	cancelled := time.Now()
 	cancel()
 	select {
 	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("WaitForAnalysis = %v, want context.Canceled", err)
-		}
-		if d := time.Since(cancelled); d > time.Second {
-			t.Errorf("WaitForAnalysis returned %v after the cancel", d)
-		}
+		assert.ErrorIs(t, err, context.Canceled, "WaitForAnalysis")
+		d := time.Since(cancelled)
+		assert.LessOrEqual(t, d, time.Second, "WaitForAnalysis returned %v after the cancel", d)
 	case <-time.After(5 * time.Second):
-		t.Fatal("WaitForAnalysis did not return within 5s of the cancel")
+		require.FailNow(t, "WaitForAnalysis did not return within 5s of the cancel")
 	}
 	select {
 	case <-clock.released:
 	case <-time.After(2 * time.Second):
-		t.Fatal("the mock still holds the long poll 2s after the client left")
+		require.FailNow(t, "the mock still holds the long poll 2s after the client left")
 	}
-	if a, _ := srv.Analysis(id); a.Status != profilesvc.AnalysisPending {
-		t.Errorf("the analysis is %s, want it untouched (pending)", a.Status)
-	}
+	a, _ := srv.Analysis(id)
+	assert.Equal(t, profilesvc.AnalysisPending, a.Status, "the analysis, want it untouched (pending)")
 	tr.CloseIdleConnections()
 	srv.Close()
 }

@@ -14,12 +14,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/pdftest"
 )
 
-// pdfTPassportLines is a passport as a text PDF shows it.
-var pdfTPassportLines = []string{
+// passportLines is a passport as a text PDF shows it.
+var passportLines = []string{
 	"PASSPORT",
 	"Full Name: Jane Doe",
 	"Date of Birth: 1990-04-12",
@@ -27,9 +30,9 @@ var pdfTPassportLines = []string{
 	"Expiry Date: 2031-05-01",
 }
 
-// pdfTUpload uploads a file item as multipart/form-data and returns the
+// uploadFile uploads a file item as multipart/form-data and returns the
 // answer's item.
-func pdfTUpload(t *testing.T, srv *Server, folderID, filename, contentType string, data []byte) *profilesvc.Item {
+func uploadFile(t *testing.T, srv *Server, folderID, filename, contentType string, data []byte) *profilesvc.Item {
 	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -37,89 +40,61 @@ func pdfTUpload(t *testing.T, srv *Server, folderID, filename, contentType strin
 	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, filename))
 	h.Set("Content-Type", contentType)
 	part, err := mw.CreatePart(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := part.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := mw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r := pdfTDo(t, srv, "POST", "/v1/folders/"+folderID+"/items", mw.FormDataContentType(), body.Bytes())
-	if r.status != http.StatusCreated {
-		t.Fatalf("uploading %s: %s", filename, r)
-	}
+	require.NoError(t, err)
+	_, err = part.Write(data)
+	require.NoError(t, err)
+	require.NoError(t, mw.Close())
+	r := send(t, srv, "POST", "/v1/folders/"+folderID+"/items", mw.FormDataContentType(), body.Bytes())
+	require.Equal(t, http.StatusCreated, r.status, "uploading %s: %s", filename, r)
 	var it profilesvc.Item
-	if err := json.Unmarshal(r.body, &it); err != nil {
-		t.Fatalf("upload answer %s: %v", r, err)
-	}
+	require.NoError(t, json.Unmarshal(r.body, &it), "upload answer %s", r)
 	return &it
 }
 
 // TestPDFTextThroughTheServer uploads a text PDF, reads its text from the
 // item's url, and analyses it.
 func TestPDFTextThroughTheServer(t *testing.T) {
-	want := strings.Join(pdfTPassportLines, "\n")
-	pdf := pdftest.Lines(t, pdfTPassportLines...)
+	want := strings.Join(passportLines, "\n")
+	pdf := pdftest.Lines(t, passportLines...)
 	for _, route := range []string{"multipart upload", "AddFileItem"} {
 		t.Run(route, func(t *testing.T) {
-			srv := NewTest(t, WithManualAnalyses(), WithClock(NewFakeClock(pdfTStart)), WithIDSeed(11))
+			srv := NewTest(t, WithManualAnalyses(), WithClock(NewFakeClock(fixtureStart)), WithIDSeed(11))
 			p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Text PDF"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var it *profilesvc.Item
 			if route == "AddFileItem" {
-				if it, err = srv.AddFileItem(p.Folders[0].ID, "passport.pdf", pdf); err != nil {
-					t.Fatalf("AddFileItem: %v", err)
-				}
+				it, err = srv.AddFileItem(p.Folders[0].ID, "passport.pdf", pdf)
+				require.NoError(t, err, "AddFileItem")
 			} else {
-				it = pdfTUpload(t, srv, p.Folders[0].ID, "passport.pdf", "application/pdf", pdf)
+				it = uploadFile(t, srv, p.Folders[0].ID, "passport.pdf", "application/pdf", pdf)
 			}
-			if it.Type != profilesvc.ItemFile || it.Detected == nil || it.Detected.ContentType != "application/pdf" {
-				t.Fatalf("item type %q, detected %+v: want a file detected as application/pdf", it.Type, it.Detected)
-			}
-			if !strings.HasPrefix(it.URL, srv.URL+"/") {
-				t.Fatalf("item url %q is not on the server %s", it.URL, srv.URL)
-			}
+			require.True(t, it.Type == profilesvc.ItemFile && it.Detected != nil && it.Detected.ContentType == "application/pdf",
+				"item type %q, detected %+v: want a file detected as application/pdf", it.Type, it.Detected)
+			require.True(t, strings.HasPrefix(it.URL, srv.URL+"/"), "item url %q is not on the server %s", it.URL, srv.URL)
 
 			// The url artifact serves the text read from the PDF.
-			r := pdfTDo(t, srv, "GET", strings.TrimPrefix(it.URL, srv.URL), "", nil)
-			if r.status != http.StatusOK {
-				t.Fatalf("GET %s: %s", it.URL, r)
-			}
-			if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
-				t.Errorf("url Content-Type = %q, want text/plain", ct)
-			}
-			if string(r.body) != want {
-				t.Errorf("url text = %q, want %q", r.body, want)
-			}
-			if text, ok := srv.ItemText(it.ID); !ok || text != want {
-				t.Errorf("ItemText = (%q, %v), want (%q, true)", text, ok, want)
-			}
+			r := send(t, srv, "GET", strings.TrimPrefix(it.URL, srv.URL), "", nil)
+			require.Equal(t, http.StatusOK, r.status, "GET %s: %s", it.URL, r)
+			ct := r.header.Get("Content-Type")
+			assert.True(t, strings.HasPrefix(ct, "text/plain"), "url Content-Type = %q, want text/plain", ct)
+			assert.Equal(t, want, string(r.body), "url text")
+			text, ok := srv.ItemText(it.ID)
+			assert.True(t, ok && text == want, "ItemText = (%q, %v), want (%q, true)", text, ok, want)
 			// The original is the PDF, unchanged.
-			if o := pdfTDo(t, srv, "GET", strings.TrimPrefix(it.StorageOriginalURL, srv.URL), "", nil); o.status != http.StatusOK || !bytes.Equal(o.body, pdf) {
-				t.Errorf("storageOriginalUrl gives %d, %d bytes; want 200 and the %d bytes uploaded", o.status, len(o.body), len(pdf))
-			}
+			o := send(t, srv, "GET", strings.TrimPrefix(it.StorageOriginalURL, srv.URL), "", nil)
+			assert.True(t, o.status == http.StatusOK && bytes.Equal(o.body, pdf),
+				"storageOriginalUrl gives %d, %d bytes; want 200 and the %d bytes uploaded", o.status, len(o.body), len(pdf))
 
 			// The engine reads the same text.
-			id := pdfTStartAnalysis(t, srv, p.ID, it.ID)
-			if err := srv.CompleteAnalysis(id); err != nil {
-				t.Fatalf("CompleteAnalysis: %v", err)
-			}
+			id := startOverHTTP(t, srv, p.ID, it.ID)
+			require.NoError(t, srv.CompleteAnalysis(id), "CompleteAnalysis")
 			a, ok := srv.Analysis(id)
-			if !ok || a.Status != profilesvc.AnalysisCompleted {
-				t.Fatalf("analysis %s: %+v", id, a)
-			}
+			require.True(t, ok && a.Status == profilesvc.AnalysisCompleted, "analysis %s: %+v", id, a)
 			values, err := a.ExtractedData.ExtractedValues()
-			if err != nil {
-				t.Fatalf("extracted_values: %v", err)
-			}
+			require.NoError(t, err, "extracted_values")
 			for field, v := range map[string]string{"full_name": "Jane Doe", "date_of_birth": "1990-04-12", "document_number": "X1234567", "expiry_date": "2031-05-01"} {
-				if got, _ := values[field].(string); got != v {
-					t.Errorf("extracted_values.%s = %#v, want %q", field, values[field], v)
-				}
+				got, _ := values[field].(string)
+				assert.Equal(t, v, got, "extracted_values.%s = %#v", field, values[field])
 			}
 		})
 	}

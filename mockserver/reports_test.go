@@ -5,240 +5,30 @@ package mockserver
 // servers with the same clock and ID seed serve the same bytes; and the
 // report cache. What a report shows, its structure and its metadata are
 // tested in package report, on analyses the engine made here
-// (TestReportFixtures keeps them current). Every helper here starts with
-// "pdfT".
+// (TestReportFixtures keeps them current).
 
 import (
 	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go"
-	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
 
-// pdfTUpdate rewrites the report package's fixtures from the engine.
-var pdfTUpdate = flag.Bool("update", false, "rewrite internal/report/testdata from the engine's analyses")
-
-// pdfTStart is the fake clock's start in every report test.
-var pdfTStart = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
-
-// pdfTRunTime is how long the fixture's analysis runs on the fake clock:
-// long enough for the completed time to differ from the requested one.
-const pdfTRunTime = 95 * time.Second
-
-const (
-	pdfTProfileName = "Jane Doe 김지은"
-	pdfTPassport    = "PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12\nPassport Number: X1234567\nExpiry Date: 2031-05-01\nAddress: 12 Harbour Road, Busan\n"
-	pdfTStatement   = "BANK STATEMENT\nAccount Holder: Jane Doe\nFull Name: Jane Doe\nAddress: 12 Harbour Road, Busan\nAccount Number: 110-234-567890\nMonthly Income: 4200\n"
-	pdfTBill        = "UTILITY BILL\nElectricity\nCustomer Name: Jane Doe\nFull Name: Jane Doe\nAddress: 12 Harbour Road, Busan\nAmount Due: 84.20\n"
-)
-
-// pdfTHTTP never follows redirects.
-var pdfTHTTP = &http.Client{
-	Timeout: 30 * time.Second,
-	CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	},
-}
-
-// pdfTResp is an answer read in full.
-type pdfTResp struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (r *pdfTResp) String() string {
-	b := r.body
-	if len(b) > 400 {
-		b = b[:400]
-	}
-	return fmt.Sprintf("%d %q", r.status, b)
-}
-
-// pdfTDo sends a request with the server's API key.
-func pdfTDo(t *testing.T, srv *Server, method, path, contentType string, body []byte) *pdfTResp {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, srv.URL+path, rd)
-	if err != nil {
-		t.Fatalf("building %s %s: %v", method, path, err)
-	}
-	req.Header.Set("x-api-key", srv.APIKey)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := pdfTHTTP.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("reading the answer to %s %s: %v", method, path, err)
-	}
-	return &pdfTResp{status: resp.StatusCode, header: resp.Header, body: b}
-}
-
-// pdfTWantError checks an error answer's status and code.
-func pdfTWantError(t *testing.T, r *pdfTResp, status int, code string) {
-	t.Helper()
-	if r.status != status {
-		t.Fatalf("status = %d, want %d; answer %s", r.status, status, r)
-	}
-	var e struct {
-		Error struct {
-			Code   string `json:"code"`
-			Status int    `json:"status"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(r.body, &e); err != nil {
-		t.Fatalf("error answer is not JSON: %v; answer %s", err, r)
-	}
-	if e.Error.Code != code || e.Error.Status != status {
-		t.Fatalf("error = %s/%d, want %s/%d; answer %s", e.Error.Code, e.Error.Status, code, status, r)
-	}
-}
-
-// pdfTStartAnalysis starts an analysis of items over HTTP and returns its
-// ID.
-func pdfTStartAnalysis(t *testing.T, srv *Server, profileID string, itemIDs ...string) string {
-	t.Helper()
-	refs := make([]map[string]string, len(itemIDs))
-	for i, id := range itemIDs {
-		refs[i] = map[string]string{"itemId": id}
-	}
-	body, _ := json.Marshal(map[string]any{"targetItems": refs})
-	r := pdfTDo(t, srv, "POST", "/v1/analyses/"+profileID+"/analyze", "application/json", body)
-	if r.status != http.StatusAccepted {
-		t.Fatalf("starting the analysis: %s", r)
-	}
-	var out struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(r.body, &out); err != nil || out.ID == "" {
-		t.Fatalf("start answer %s: %v", r, err)
-	}
-	return out.ID
-}
-
-// pdfTReport downloads a report; query is "" or "locale=ko&...".
-func pdfTReport(t *testing.T, srv *Server, analysisID, query string) *pdfTResp {
-	t.Helper()
-	path := "/v1/analyses/" + analysisID + "/report"
-	if query != "" {
-		path += "?" + query
-	}
-	return pdfTDo(t, srv, "GET", path, "", nil)
-}
-
-// pdfTWantPDF downloads a report and checks that it is a PDF.
-func pdfTWantPDF(t *testing.T, srv *Server, analysisID, query string) []byte {
-	t.Helper()
-	r := pdfTReport(t, srv, analysisID, query)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET report?%s: %s", query, r)
-	}
-	if ct := r.header.Get("Content-Type"); ct != "application/pdf" {
-		t.Errorf("Content-Type = %q, want application/pdf", ct)
-	}
-	if cd := r.header.Get("Content-Disposition"); !strings.Contains(cd, "attachment") || !strings.Contains(cd, analysisID) {
-		t.Errorf("Content-Disposition = %q, want an attachment named after %s", cd, analysisID)
-	}
-	if !bytes.HasPrefix(r.body, []byte("%PDF-1.")) || !bytes.Contains(r.body[max(0, len(r.body)-64):], []byte("%%EOF")) {
-		t.Fatalf("the report is not a whole PDF: %d bytes starting %q", len(r.body), r.body[:min(16, len(r.body))])
-	}
-	return r.body
-}
-
-// pdfTFixture is a server with a completed analysis of two documents.
-type pdfTFixture struct {
-	srv      *Server
-	clock    *FakeClock
-	profile  *profilesvc.Profile
-	id       string
-	analysis *profilesvc.Analysis
-}
-
-// pdfTDocs are the fixture's documents: a passport and a bank statement,
-// each a name and a text.
-var pdfTDocs = [][2]string{{"passport.txt", pdfTPassport}, {"bank_statement.txt", pdfTStatement}}
-
-// pdfTNewFixture starts a manual server on a fake clock with a fixed ID
-// seed, and runs one analysis of a passport and a bank statement to
-// completion over HTTP.
-func pdfTNewFixture(t *testing.T, profileName string, opts ...Option) *pdfTFixture {
-	t.Helper()
-	return pdfTNewFixtureOf(t, profileName, pdfTDocs, opts...)
-}
-
-// pdfTNewFixtureOf is pdfTNewFixture with other documents.
-func pdfTNewFixtureOf(t *testing.T, profileName string, docs [][2]string, opts ...Option) *pdfTFixture {
-	t.Helper()
-	clock := NewFakeClock(pdfTStart)
-	srv := NewTest(t, append([]Option{WithManualAnalyses(), WithClock(clock), WithIDSeed(42)}, opts...)...)
-	p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: profileName})
-	if err != nil {
-		t.Fatalf("CreateProfile: %v", err)
-	}
-	if len(p.Folders) == 0 {
-		t.Fatalf("profile %s has no default folder", p.ID)
-	}
-	fid := p.Folders[0].ID
-	var itemIDs []string
-	for _, doc := range docs {
-		it, err := srv.AddTextItem(fid, doc[0], doc[1])
-		if err != nil {
-			t.Fatalf("AddTextItem: %v", err)
-		}
-		itemIDs = append(itemIDs, it.ID)
-	}
-	id := pdfTStartAnalysis(t, srv, p.ID, itemIDs...)
-	if err := srv.StartProcessing(id); err != nil {
-		t.Fatalf("StartProcessing: %v", err)
-	}
-	clock.Advance(pdfTRunTime)
-	if err := srv.CompleteAnalysis(id); err != nil {
-		t.Fatalf("CompleteAnalysis: %v", err)
-	}
-	a, ok := srv.Analysis(id)
-	if !ok || a.Status != profilesvc.AnalysisCompleted {
-		t.Fatalf("analysis %s did not complete: %+v", id, a)
-	}
-	if a.CompletedAt == nil || !a.CompletedAt.Equal(pdfTStart.Add(pdfTRunTime)) {
-		t.Fatalf("completedAt = %v, want %v", a.CompletedAt, pdfTStart.Add(pdfTRunTime))
-	}
-	if a.RiskAssessment == nil || len(a.Findings) == 0 || len(a.Recommendations) == 0 {
-		t.Fatalf("the fixture's analysis needs a risk assessment, findings and recommendations: %+v", a)
-	}
-	return &pdfTFixture{srv: srv, clock: clock, profile: p, id: id, analysis: a}
-}
-
-// pdfTReportDataOf is what the report of the fixture's analysis must
-// show: the analysis, its profile's name, the default workflow and the
-// default engine's risk thresholds.
-func pdfTReportDataOf(f *pdfTFixture, locale string, raw bool) report.Data {
-	return report.Data{Analysis: *f.analysis, ProfileName: f.profile.Name, WorkflowID: DefaultWorkflowID,
-		WorkflowName: DefaultWorkflow().Name, Locale: locale, RawData: raw,
-		MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom}
-}
+// updateFixtures rewrites the report package's fixtures from the engine.
+var updateFixtures = flag.Bool("update", false, "rewrite internal/report/testdata from the engine's analyses")
 
 // TestPDFReportVariants downloads the four variants of a real analysis's
 // report and checks that each is what package report renders from the
@@ -259,30 +49,23 @@ func TestPDFReportVariants(t *testing.T) {
 		name, profileName string
 		queries           []string
 	}{
-		{"default", pdfTProfileName, queries("en", "ko")},
+		{"default", fixtureProfileName, queries("en", "ko")},
 		{"characters the font lacks", "Zoë Müller-Núñez 김민수 😀 𠀀 م\x00\x07 end", []string{"locale=en&includeRawData=true", "locale=ko&includeRawData=true"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := pdfTNewFixture(t, tc.profileName)
+			f := newReportFixture(t, tc.profileName)
 			seen := map[string]string{}
 			for _, q := range tc.queries {
 				t.Run(q, func(t *testing.T) {
-					got := pdfTWantPDF(t, f.srv, f.id, q)
+					got := wantPDF(t, f.srv, f.id, q)
 					query, err := url.ParseQuery(q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want, err := report.Render(pdfTReportDataOf(f, query.Get("locale"), query.Get("includeRawData") == "true"))
-					if err != nil {
-						t.Fatalf("report.Render: %v", err)
-					}
-					if !bytes.Equal(got, want) {
-						t.Fatalf("the served report differs from report.Render's: %d and %d bytes, first difference at byte %d",
-							len(got), len(want), pdfTFirstDiff(got, want))
-					}
-					if other, ok := seen[string(got)]; ok {
-						t.Errorf("variant %s gives the same bytes as %s", q, other)
-					}
+					require.NoError(t, err)
+					want, err := report.Render(reportDataOf(f, query.Get("locale"), query.Get("includeRawData") == "true"))
+					require.NoError(t, err, "report.Render")
+					require.True(t, bytes.Equal(got, want), "the served report differs from report.Render's: %d and %d bytes, first difference at byte %d",
+						len(got), len(want), firstDiff(got, want))
+					other, ok := seen[string(got)]
+					assert.False(t, ok, "variant %s gives the same bytes as %s", q, other)
 					seen[string(got)] = q
 				})
 			}
@@ -290,8 +73,8 @@ func TestPDFReportVariants(t *testing.T) {
 	}
 }
 
-// pdfTFixtureFile names a fixture of package report.
-func pdfTFixtureFile(name string) string {
+// reportFixtureFile names a fixture of package report.
+func reportFixtureFile(name string) string {
 	return filepath.Join("internal", "report", "testdata", name)
 }
 
@@ -306,31 +89,25 @@ func TestReportFixtures(t *testing.T) {
 		// The analysis of a passport and a bank statement that the report
 		// tests here run, and most of package report's.
 		{"analysis.json", func(t *testing.T) report.Data {
-			return pdfTReportDataOf(pdfTNewFixture(t, pdfTProfileName), "", false)
+			return reportDataOf(newReportFixture(t, fixtureProfileName), "", false)
 		}},
 		// A typical analysis, for package report's benchmark: a passport,
 		// a bank statement and a utility bill.
 		{"typical.json", func(t *testing.T) report.Data {
-			f := pdfTNewFixtureOf(t, "Jane Doe", append(slices.Clone(pdfTDocs), [2]string{"utility_bill.txt", pdfTBill}))
-			return pdfTReportDataOf(f, "", false)
+			f := newReportFixtureOf(t, "Jane Doe", append(slices.Clone(fixtureDocs), [2]string{"utility_bill.txt", fixtureBill}))
+			return reportDataOf(f, "", false)
 		}},
 	} {
 		t.Run(fx.file, func(t *testing.T) {
 			got, err := json.MarshalIndent(fx.data(t), "", "\t")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			got = append(got, '\n')
-			path := pdfTFixtureFile(fx.file)
-			if *pdfTUpdate {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
+			path := reportFixtureFile(fx.file)
+			if *updateFixtures {
+				require.NoError(t, os.WriteFile(path, got, 0o644))
 			}
 			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test ./mockserver -run TestReportFixtures -update writes it)", err)
-			}
+			require.NoError(t, err, "go test ./mockserver -run TestReportFixtures -update writes it")
 			if diff := cmp.Diff(string(want), string(got)); diff != "" {
 				t.Errorf("the engine's analysis differs from %s (-fixture +engine); if the change is intended, "+
 					"rewrite it with go test ./mockserver -run TestReportFixtures -update:\n%s", path, diff)
@@ -343,37 +120,23 @@ func TestReportFixtures(t *testing.T) {
 // the analysis: two servers with the same clock, ID seed and requests give
 // the same bytes (package report checks that rendering twice does too).
 func TestPDFReportByteIdentical(t *testing.T) {
-	a := pdfTNewFixture(t, pdfTProfileName)
-	b := pdfTNewFixture(t, pdfTProfileName)
-	if a.id != b.id || a.profile.ID != b.profile.ID {
-		t.Fatalf("the two servers' IDs differ (%s/%s, %s/%s): WithIDSeed is not deterministic", a.id, b.id, a.profile.ID, b.profile.ID)
-	}
+	a := newReportFixture(t, fixtureProfileName)
+	b := newReportFixture(t, fixtureProfileName)
+	require.True(t, a.id == b.id && a.profile.ID == b.profile.ID, "the two servers' IDs differ (%s/%s, %s/%s): WithIDSeed is not deterministic", a.id, b.id, a.profile.ID, b.profile.ID)
 	seen := map[string]string{}
 	for _, loc := range []string{"en", "ko"} {
 		for _, raw := range []bool{false, true} {
 			q := fmt.Sprintf("locale=%s&includeRawData=%v", loc, raw)
 			t.Run(q, func(t *testing.T) {
-				pa := pdfTWantPDF(t, a.srv, a.id, q)
-				pb := pdfTWantPDF(t, b.srv, b.id, q)
-				if !bytes.Equal(pa, pb) {
-					t.Fatalf("the two servers' reports differ: %d and %d bytes, first difference at byte %d", len(pa), len(pb), pdfTFirstDiff(pa, pb))
-				}
-				if other, ok := seen[string(pa)]; ok {
-					t.Errorf("variant %s gives the same bytes as %s", q, other)
-				}
+				pa := wantPDF(t, a.srv, a.id, q)
+				pb := wantPDF(t, b.srv, b.id, q)
+				require.True(t, bytes.Equal(pa, pb), "the two servers' reports differ: %d and %d bytes, first difference at byte %d", len(pa), len(pb), firstDiff(pa, pb))
+				other, ok := seen[string(pa)]
+				assert.False(t, ok, "variant %s gives the same bytes as %s", q, other)
 				seen[string(pa)] = q
 			})
 		}
 	}
-}
-
-func pdfTFirstDiff(a, b []byte) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return min(len(a), len(b))
 }
 
 // TestPDFReportCache checks that a variant is rendered once and served
@@ -381,7 +144,7 @@ func pdfTFirstDiff(a, b []byte) int {
 // an analysis that has not completed has none.
 func TestPDFReportCache(t *testing.T) {
 	t.Run("cached per variant, deleted with the analysis", func(t *testing.T) {
-		f := pdfTNewFixture(t, pdfTProfileName)
+		f := newReportFixture(t, fixtureProfileName)
 		cached := func() map[reportVariant][]byte {
 			f.srv.store.tenantMu.Lock()
 			defer f.srv.store.tenantMu.Unlock()
@@ -398,56 +161,39 @@ func TestPDFReportCache(t *testing.T) {
 		f.srv.store.tenantMu.Lock()
 		rec := f.srv.store.st.analyses[f.id]
 		f.srv.store.tenantMu.Unlock()
-		if n := len(cached()); n != 0 {
-			t.Fatalf("%d reports cached before any download", n)
-		}
-		first := pdfTWantPDF(t, f.srv, f.id, "locale=en")
+		require.Empty(t, cached(), "reports cached before any download")
+		first := wantPDF(t, f.srv, f.id, "locale=en")
 		c := cached()
-		if len(c) != 1 || !bytes.Equal(c[reportVariant{locale: "en"}], first) {
-			t.Fatalf("after one download the cache holds %d reports (%v), want the en one", len(c), pdfTKeys(c))
-		}
+		require.True(t, len(c) == 1 && bytes.Equal(c[reportVariant{locale: "en"}], first), "after one download the cache holds %d reports (%v), want the en one", len(c), variantsOf(c))
 		// The default variant is en without raw data: the same report.
 		for _, q := range []string{"locale=en", "", "includeRawData=false", "locale=en&includeRawData=false"} {
-			if again := pdfTWantPDF(t, f.srv, f.id, q); !bytes.Equal(again, first) {
-				t.Errorf("download ?%s differs from the first download", q)
-			}
+			again := wantPDF(t, f.srv, f.id, q)
+			assert.True(t, bytes.Equal(again, first), "download ?%s differs from the first download", q)
 		}
-		ko := pdfTWantPDF(t, f.srv, f.id, "locale=ko&includeRawData=true")
-		if bytes.Equal(ko, first) {
-			t.Errorf("the ko report with raw data is the en one")
-		}
+		ko := wantPDF(t, f.srv, f.id, "locale=ko&includeRawData=true")
+		assert.False(t, bytes.Equal(ko, first), "the ko report with raw data is the en one")
 		c = cached()
-		if len(c) != 2 || !bytes.Equal(c[reportVariant{locale: "ko", rawData: true}], ko) {
-			t.Fatalf("after two variants the cache holds %v", pdfTKeys(c))
-		}
+		require.True(t, len(c) == 2 && bytes.Equal(c[reportVariant{locale: "ko", rawData: true}], ko), "after two variants the cache holds %v", variantsOf(c))
 
-		r := pdfTDo(t, f.srv, "DELETE", "/v1/analyses/"+f.id, "", nil)
-		if r.status != http.StatusNoContent {
-			t.Fatalf("DELETE analysis: %s", r)
-		}
+		r := send(t, f.srv, "DELETE", "/v1/analyses/"+f.id, "", nil)
+		require.Equal(t, http.StatusNoContent, r.status, "DELETE analysis: %s", r)
 		for _, q := range []string{"locale=en", "locale=ko&includeRawData=true", "locale=ko"} {
-			pdfTWantError(t, pdfTReport(t, f.srv, f.id, q), http.StatusNotFound, profilesvc.CodeAnalysisNotFound)
+			wantError(t, getReport(t, f.srv, f.id, q), http.StatusNotFound, profilesvc.CodeAnalysisNotFound)
 		}
 		f.srv.store.tenantMu.Lock()
 		left := len(rec.reports)
 		f.srv.store.tenantMu.Unlock()
-		if left != 0 {
-			t.Errorf("the deleted analysis still holds %d reports", left)
-		}
+		assert.Zero(t, left, "reports the deleted analysis still holds")
 	})
 
 	t.Run("not available before completion", func(t *testing.T) {
-		clock := NewFakeClock(pdfTStart)
+		clock := NewFakeClock(fixtureStart)
 		srv := NewTest(t, WithManualAnalyses(), WithClock(clock), WithIDSeed(7))
 		p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Pending and failed"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		it, err := srv.AddTextItem(p.Folders[0].ID, "passport.txt", pdfTPassport)
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := pdfTStartAnalysis(t, srv, p.ID, it.ID)
+		require.NoError(t, err)
+		it, err := srv.AddTextItem(p.Folders[0].ID, "passport.txt", fixturePassport)
+		require.NoError(t, err)
+		id := startOverHTTP(t, srv, p.ID, it.ID)
 		for _, step := range []struct {
 			name string
 			move func() error
@@ -457,24 +203,22 @@ func TestPDFReportCache(t *testing.T) {
 			{"failed", func() error { return srv.FailAnalysis(id, "the documents were unreadable") }},
 		} {
 			t.Run(step.name, func(t *testing.T) {
-				if err := step.move(); err != nil {
-					t.Fatalf("moving the analysis to %s: %v", step.name, err)
-				}
-				if a, _ := srv.Analysis(id); a == nil || string(a.Status) != step.name {
-					t.Fatalf("analysis status = %v, want %s", a, step.name)
-				}
+				require.NoError(t, step.move(), "moving the analysis to %s", step.name)
+				a, _ := srv.Analysis(id)
+				require.True(t, a != nil && string(a.Status) == step.name, "analysis status = %v, want %s", a, step.name)
 				for _, q := range []string{"", "locale=ko&includeRawData=true"} {
-					pdfTWantError(t, pdfTReport(t, srv, id, q), http.StatusBadRequest, profilesvc.CodeReportNotAvailable)
+					wantError(t, getReport(t, srv, id, q), http.StatusBadRequest, profilesvc.CodeReportNotAvailable)
 				}
 			})
 		}
 		t.Run("unknown analysis", func(t *testing.T) {
-			pdfTWantError(t, pdfTReport(t, srv, "analysis_doesnotexist", ""), http.StatusNotFound, profilesvc.CodeAnalysisNotFound)
+			wantError(t, getReport(t, srv, "analysis_doesnotexist", ""), http.StatusNotFound, profilesvc.CodeAnalysisNotFound)
 		})
 	})
 }
 
-func pdfTKeys(m map[reportVariant][]byte) []reportVariant {
+// variantsOf lists the variants of a report cache.
+func variantsOf(m map[reportVariant][]byte) []reportVariant {
 	out := make([]reportVariant, 0, len(m))
 	for k := range m {
 		out = append(out, k)

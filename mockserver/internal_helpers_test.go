@@ -1,0 +1,362 @@
+package mockserver
+
+// The shared helpers of the mock server's internal tests (package
+// mockserver): requests to a running server and checks of their answers,
+// the documents the engine reads, the fixtures of the report tests, a
+// clock that tells a test when the server holds a long poll, and a request
+// as the middleware's stages see it.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
+	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
+)
+
+// ---------------------------------------------------------------------
+// Requests to a running server.
+
+// rawClient never follows redirects.
+var rawClient = &http.Client{
+	Timeout: 30 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	},
+}
+
+// response is an answer read in full.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *response) String() string {
+	b := r.body
+	if len(b) > 400 {
+		b = b[:400]
+	}
+	return fmt.Sprintf("%d %q", r.status, b)
+}
+
+// recorded is the answer a handler wrote to a recorder.
+func recorded(rec *httptest.ResponseRecorder) *response {
+	return &response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+}
+
+// send sends a request to srv with the server's API key.
+func send(t *testing.T, srv *Server, method, path, contentType string, body []byte) *response {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, srv.URL+path, rd)
+	require.NoError(t, err, "building %s %s", method, path)
+	req.Header.Set("x-api-key", srv.APIKey)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := rawClient.Do(req)
+	require.NoError(t, err, "%s %s", method, path)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err, "reading the answer to %s %s", method, path)
+	return &response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// wantError checks an error answer's status, its code and the status in
+// its body, and that its message names each of msgHas.
+func wantError(t *testing.T, r *response, status int, code string, msgHas ...string) {
+	t.Helper()
+	require.Equal(t, status, r.status, "status of the answer %s", r)
+	var e struct {
+		Error struct {
+			Code    string `json:"code"`
+			Status  int    `json:"status"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &e), "the error answer is not JSON: %s", r)
+	require.True(t, e.Error.Code == code && e.Error.Status == status, "error = %s/%d, want %s/%d; answer %s", e.Error.Code, e.Error.Status, code, status, r)
+	for _, s := range msgHas {
+		assert.Contains(t, e.Error.Message, s, "the error's message must name %q", s)
+	}
+}
+
+// startOverHTTP starts an analysis of items over HTTP and returns its ID.
+func startOverHTTP(t *testing.T, srv *Server, profileID string, itemIDs ...string) string {
+	t.Helper()
+	refs := make([]map[string]string, len(itemIDs))
+	for i, id := range itemIDs {
+		refs[i] = map[string]string{"itemId": id}
+	}
+	body, _ := json.Marshal(map[string]any{"targetItems": refs})
+	r := send(t, srv, "POST", "/v1/analyses/"+profileID+"/analyze", "application/json", body)
+	require.Equal(t, http.StatusAccepted, r.status, "starting the analysis: %s", r)
+	var out struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &out), "start answer %s", r)
+	require.NotEmpty(t, out.ID, "start answer %s", r)
+	return out.ID
+}
+
+// ---------------------------------------------------------------------
+// Documents the engine reads (package engine's tests have them too).
+
+const (
+	passportText = "PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12\nPassport Number: X1234567\nExpiry Date: 2031-05-01\nNationality: Canadian\n"
+	bankText     = "Bank statement\nAccount holder: Jane Doe\nAddress: 12 Elm Street, Springfield\nDate of birth: 12/04/1990\nAccount number: 12345678\n"
+)
+
+// startScripted starts an analysis of one text item on srv and returns its
+// ID: the item's name, text and metadata may hold the engine's mock:
+// scripts.
+func startScripted(t *testing.T, srv *Server, name, text string, metadata map[string]any) string {
+	t.Helper()
+	p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Scripted"})
+	require.NoError(t, err)
+	content, _ := json.Marshal(text)
+	it, err := srv.AddItem(p.Folders[0].ID, SeedItem{Type: profilesvc.ItemText, Name: name, Content: content, Metadata: metadata})
+	require.NoError(t, err)
+	id, e := srv.startAnalysis(p.ID, []string{it.ID}, nil, nil)
+	require.Nil(t, e, "startAnalysis")
+	return id
+}
+
+// ---------------------------------------------------------------------
+// The fixtures of the report tests.
+
+// fixtureStart is the fake clock's start in every report and PDF test.
+var fixtureStart = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+
+// fixtureRunTime is how long the fixture's analysis runs on the fake
+// clock: long enough for the completed time to differ from the requested
+// one.
+const fixtureRunTime = 95 * time.Second
+
+const (
+	fixtureProfileName = "Jane Doe 김지은"
+	fixturePassport    = "PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12\nPassport Number: X1234567\nExpiry Date: 2031-05-01\nAddress: 12 Harbour Road, Busan\n"
+	fixtureStatement   = "BANK STATEMENT\nAccount Holder: Jane Doe\nFull Name: Jane Doe\nAddress: 12 Harbour Road, Busan\nAccount Number: 110-234-567890\nMonthly Income: 4200\n"
+	fixtureBill        = "UTILITY BILL\nElectricity\nCustomer Name: Jane Doe\nFull Name: Jane Doe\nAddress: 12 Harbour Road, Busan\nAmount Due: 84.20\n"
+)
+
+// fixtureDocs are the fixture's documents: a passport and a bank
+// statement, each a name and a text.
+var fixtureDocs = [][2]string{{"passport.txt", fixturePassport}, {"bank_statement.txt", fixtureStatement}}
+
+// reportFixture is a server with a completed analysis of two documents.
+type reportFixture struct {
+	srv      *Server
+	clock    *FakeClock
+	profile  *profilesvc.Profile
+	id       string
+	analysis *profilesvc.Analysis
+}
+
+// newReportFixture starts a manual server on a fake clock with a fixed ID
+// seed, and runs one analysis of a passport and a bank statement to
+// completion over HTTP.
+func newReportFixture(t *testing.T, profileName string, opts ...Option) *reportFixture {
+	t.Helper()
+	return newReportFixtureOf(t, profileName, fixtureDocs, opts...)
+}
+
+// newReportFixtureOf is newReportFixture with other documents.
+func newReportFixtureOf(t *testing.T, profileName string, docs [][2]string, opts ...Option) *reportFixture {
+	t.Helper()
+	clock := NewFakeClock(fixtureStart)
+	srv := NewTest(t, append([]Option{WithManualAnalyses(), WithClock(clock), WithIDSeed(42)}, opts...)...)
+	p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: profileName})
+	require.NoError(t, err, "CreateProfile")
+	require.NotEmpty(t, p.Folders, "profile %s has no default folder", p.ID)
+	fid := p.Folders[0].ID
+	var itemIDs []string
+	for _, doc := range docs {
+		it, err := srv.AddTextItem(fid, doc[0], doc[1])
+		require.NoError(t, err, "AddTextItem")
+		itemIDs = append(itemIDs, it.ID)
+	}
+	id := startOverHTTP(t, srv, p.ID, itemIDs...)
+	require.NoError(t, srv.StartProcessing(id), "StartProcessing")
+	clock.Advance(fixtureRunTime)
+	require.NoError(t, srv.CompleteAnalysis(id), "CompleteAnalysis")
+	a, ok := srv.Analysis(id)
+	require.True(t, ok && a.Status == profilesvc.AnalysisCompleted, "analysis %s did not complete: %+v", id, a)
+	require.True(t, a.CompletedAt != nil && a.CompletedAt.Equal(fixtureStart.Add(fixtureRunTime)), "completedAt = %v, want %v", a.CompletedAt, fixtureStart.Add(fixtureRunTime))
+	require.True(t, a.RiskAssessment != nil && len(a.Findings) > 0 && len(a.Recommendations) > 0,
+		"the fixture's analysis needs a risk assessment, findings and recommendations: %+v", a)
+	return &reportFixture{srv: srv, clock: clock, profile: p, id: id, analysis: a}
+}
+
+// reportDataOf is what the report of the fixture's analysis must show: the
+// analysis, its profile's name, the default workflow and the default
+// engine's risk thresholds.
+func reportDataOf(f *reportFixture, locale string, raw bool) report.Data {
+	return report.Data{Analysis: *f.analysis, ProfileName: f.profile.Name, WorkflowID: DefaultWorkflowID,
+		WorkflowName: DefaultWorkflow().Name, Locale: locale, RawData: raw,
+		MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom}
+}
+
+// getReport downloads a report; query is "" or "locale=ko&...".
+func getReport(t *testing.T, srv *Server, analysisID, query string) *response {
+	t.Helper()
+	path := "/v1/analyses/" + analysisID + "/report"
+	if query != "" {
+		path += "?" + query
+	}
+	return send(t, srv, "GET", path, "", nil)
+}
+
+// wantPDF downloads a report and checks that it is a PDF.
+func wantPDF(t *testing.T, srv *Server, analysisID, query string) []byte {
+	t.Helper()
+	r := getReport(t, srv, analysisID, query)
+	require.Equal(t, http.StatusOK, r.status, "GET report?%s: %s", query, r)
+	assert.Equal(t, "application/pdf", r.header.Get("Content-Type"), "Content-Type")
+	cd := r.header.Get("Content-Disposition")
+	assert.True(t, strings.Contains(cd, "attachment") && strings.Contains(cd, analysisID), "Content-Disposition = %q, want an attachment named after %s", cd, analysisID)
+	require.True(t, bytes.HasPrefix(r.body, []byte("%PDF-1.")) && bytes.Contains(r.body[max(0, len(r.body)-64):], []byte("%%EOF")),
+		"the report is not a whole PDF: %d bytes starting %q", len(r.body), r.body[:min(16, len(r.body))])
+	return r.body
+}
+
+// firstDiff is the offset of the first byte where a and b differ.
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// ---------------------------------------------------------------------
+// Clocks.
+
+// holdClock is the real clock, telling the test each time a timer of the
+// given length is set: the long polls' timeouts, so that the test knows
+// when the server holds them. It also counts the timers armed and not yet
+// fired nor stopped.
+type holdClock struct {
+	realClock
+	hold time.Duration
+	held chan struct{}
+	// released, if set, hears of each such timer stopped: a long poll let
+	// go of.
+	released chan struct{}
+
+	mu    sync.Mutex
+	armed int
+}
+
+func (c *holdClock) AfterFunc(d time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	c.armed++
+	c.mu.Unlock()
+	var once sync.Once
+	done := func() {
+		once.Do(func() {
+			c.mu.Lock()
+			c.armed--
+			c.mu.Unlock()
+		})
+	}
+	stop := c.realClock.AfterFunc(d, func() { done(); f() })
+	counted := func() bool {
+		ok := stop()
+		if ok {
+			done()
+		}
+		return ok
+	}
+	if d != c.hold {
+		return counted
+	}
+	signal(c.held)
+	return func() bool {
+		ok := counted()
+		signal(c.released)
+		return ok
+	}
+}
+
+// armedTimers returns how many timers are armed and have neither fired
+// nor been stopped.
+func (c *holdClock) armedTimers() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.armed
+}
+
+// signal sends on ch without ever blocking the server: a nil channel, or
+// one whose buffer is full, is skipped.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// waitSignal waits for a signal on ch, failing the test with what if none
+// comes within a generous bound.
+func waitSignal(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		require.FailNowf(t, "no signal", "%s within 10s", what)
+	}
+}
+
+// ---------------------------------------------------------------------
+// A request as the middleware's stages see it.
+
+// newExchange gives r the exchange ServeHTTP would, writing to a
+// recorder, and puts it in r's context under exchangeKey{}; it returns
+// the exchange, the request that carries it and the recorder.
+func newExchange(srv *Server, r *http.Request) (*exchange, *http.Request, *httptest.ResponseRecorder) {
+	rec := httptest.NewRecorder()
+	x := &exchange{ResponseWriter: rec, srv: srv, requestID: srv.reqIDs.next("req_"), start: time.Now()}
+	return x, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)), rec
+}
+
+// probe is the next handler of a stage under test: it notes that it ran,
+// and then does what it is given, if anything.
+type probe struct {
+	ran   bool
+	serve func(w http.ResponseWriter, r *http.Request)
+}
+
+func (p *probe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.ran = true
+	if p.serve != nil {
+		p.serve(w, r)
+	}
+}
+
+// newHandlerServer makes a server that does not listen, for the tests
+// that call its handlers directly; it is closed when the test ends.
+func newHandlerServer(t *testing.T, opts ...Option) *Server {
+	t.Helper()
+	srv, err := NewHandler(opts...)
+	require.NoError(t, err, "NewHandler")
+	t.Cleanup(srv.Close)
+	return srv
+}

@@ -1,0 +1,214 @@
+package mockserver_test
+
+// Analyses through the kit: their run on a fake and on the real clock,
+// manual analyses, and the item and verification statuses that analyses
+// read and write.
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver"
+)
+
+func TestKitAnalysisDurationFakeClock(t *testing.T) {
+	t0 := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
+	fc := mockserver.NewFakeClock(t0)
+	const d = 10 * time.Second
+	srv := mockserver.NewTest(t, mockserver.WithClock(fc), mockserver.WithAnalysisDuration(d))
+	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
+	fc.Advance(5 * time.Second)
+	started := t0.Add(5 * time.Second)
+	id := startAnalysis(t, srv, pid, iid)
+
+	a := wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisPending)
+	assert.True(t, a.RequestedAt.Equal(started) && a.CreatedAt.Equal(started), "requestedAt %v, createdAt %v: want the fake clock's %v", a.RequestedAt, a.CreatedAt, started)
+	assert.True(t, a.CompletedAt == nil && a.PrimaryReportID == nil && a.VerificationStatus == profilesvc.VerificationPendingReview,
+		"pending analysis = completedAt %v, report %v, verification %s", a.CompletedAt, a.PrimaryReportID, a.VerificationStatus)
+	p, _ := srv.Profile(pid)
+	assert.True(t, p.LastAnalysisAt != nil && p.LastAnalysisAt.Equal(started), "lastAnalysisAt = %v, want %v", p.LastAnalysisAt, started)
+
+	fc.Advance(d/10 - time.Millisecond)
+	wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisPending)
+	fc.Advance(time.Millisecond)
+	wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisProcessing)
+	fc.Advance(d - d/10 - time.Millisecond)
+	wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisProcessing)
+	// Over HTTP too.
+	var viaHTTP profilesvc.Analysis
+	decode(t, do(t, srv, "GET", "/v1/analyses/"+id, nil), &viaHTTP)
+	assert.Equal(t, profilesvc.AnalysisProcessing, viaHTTP.Status, "status GET says")
+	wantError(t, do(t, srv, "GET", "/v1/analyses/"+id+"/report", nil), 400, "REPORT_NOT_AVAILABLE")
+
+	fc.Advance(time.Millisecond)
+	a = wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisCompleted)
+	assert.True(t, a.CompletedAt != nil && a.CompletedAt.Equal(started.Add(d)), "completedAt = %v, want %v", a.CompletedAt, started.Add(d))
+	assert.NotNil(t, a.PrimaryReportID, "completed analysis without a report ID")
+	for _, e := range a.AgentAuditLog {
+		assert.False(t, e.ExecutedAt.Before(started) || e.ExecutedAt.After(started.Add(d)),
+			"audit entry %s executedAt %v: not within the run %v..%v", e.ActionName, e.ExecutedAt, started, started.Add(d))
+	}
+	wantStatus(t, do(t, srv, "GET", "/v1/analyses/"+id+"/report", nil), 200)
+
+	// The request record follows the fake clock too.
+	for _, r := range srv.Requests() {
+		assert.False(t, r.Time.Before(t0) || r.Time.After(started.Add(d)), "recorded request at %v: want the fake clock's time", r.Time)
+	}
+}
+
+func TestKitAnalysisDurationRealClock(t *testing.T) {
+	t.Run("long poll wakes at completion", func(t *testing.T) {
+		srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(200*time.Millisecond))
+		pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
+		start := time.Now()
+		id := startAnalysis(t, srv, pid, iid)
+		r := awaitAnswer(t, longPoll(t, srv, context.Background(), "/v1/analyses/"+id+"?waitForReport=true&timeoutSeconds=10"), 5*time.Second)
+		wantStatus(t, r, 200)
+		var a profilesvc.Analysis
+		decode(t, r, &a)
+		assert.True(t, a.Status == profilesvc.AnalysisCompleted && a.PrimaryReportID != nil, "long poll answered %s, report %v; want completed with its report", a.Status, a.PrimaryReportID)
+		// Not a timing test: the run takes its 200ms at least, and the
+		// upper bound is far above a busy machine's.
+		el := time.Since(start)
+		assert.True(t, el >= 150*time.Millisecond && el <= 3*time.Second, "completed after %v, want about 200ms", el)
+	})
+	t.Run("zero completes at once", func(t *testing.T) {
+		srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(0))
+		pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
+		id := startAnalysis(t, srv, pid, iid)
+		r := awaitAnswer(t, longPoll(t, srv, context.Background(), "/v1/analyses/"+id+"?waitForReport=true&timeoutSeconds=10"), 3*time.Second)
+		var a profilesvc.Analysis
+		decode(t, r, &a)
+		assert.Equal(t, profilesvc.AnalysisCompleted, a.Status, "status")
+	})
+}
+
+func TestKitManualAnalyses(t *testing.T) {
+	fc := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(fc), mockserver.WithAnalysisDuration(time.Second))
+	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
+
+	t.Run("waits for the test", func(t *testing.T) {
+		id := startAnalysis(t, srv, pid, iid)
+		fc.Advance(time.Hour)
+		wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisPending)
+
+		require.NoError(t, srv.StartProcessing(id), "StartProcessing")
+		wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisProcessing)
+		assert.Error(t, srv.StartProcessing(id), "StartProcessing of a processing analysis succeeded")
+		wantError(t, do(t, srv, "POST", "/v1/analyses/"+pid+"/analyze", targets(iid)), 409, "ANALYSIS_IN_PROGRESS")
+
+		require.NoError(t, srv.CompleteAnalysis(id), "CompleteAnalysis")
+		a := wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisCompleted)
+		assert.True(t, a.PrimaryReportID != nil && a.CompletedAt != nil && a.RiskAssessment != nil && a.Error == nil,
+			"completed analysis = report %v, completedAt %v, risk %v, error %v", a.PrimaryReportID, a.CompletedAt, a.RiskAssessment, a.Error)
+		assert.True(t, a.CompletedAt.Equal(fc.Now()), "completedAt %v, want the clock's %v", a.CompletedAt, fc.Now())
+		wantStatus(t, do(t, srv, "GET", "/v1/analyses/"+id+"/report", nil), 200)
+
+		assert.Error(t, srv.CompleteAnalysis(id), "completing a completed analysis succeeded")
+		assert.Error(t, srv.FailAnalysis(id, "late"), "failing a completed analysis succeeded")
+		assert.Error(t, srv.StartProcessing(id), "StartProcessing of a completed analysis succeeded")
+		wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisCompleted)
+	})
+
+	t.Run("complete from pending", func(t *testing.T) {
+		id := startAnalysis(t, srv, pid, iid)
+		require.NoError(t, srv.CompleteAnalysis(id), "CompleteAnalysis")
+		wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisCompleted)
+	})
+
+	t.Run("fail", func(t *testing.T) {
+		id := startAnalysis(t, srv, pid, iid)
+		require.NoError(t, srv.StartProcessing(id))
+		require.NoError(t, srv.FailAnalysis(id, "scanner jammed"), "FailAnalysis")
+		a := wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisFailed)
+		if assert.NotNil(t, a.Error, "error, want \"scanner jammed\"") {
+			assert.Equal(t, "scanner jammed", *a.Error, "error")
+		}
+		assert.Nil(t, a.PrimaryReportID, "a failed analysis has a report ID")
+		wantError(t, do(t, srv, "GET", "/v1/analyses/"+id+"/report", nil), 400, "REPORT_NOT_AVAILABLE")
+		assert.Error(t, srv.FailAnalysis(id, "again"), "failing a failed analysis succeeded")
+		assert.Error(t, srv.CompleteAnalysis(id), "completing a failed analysis succeeded")
+	})
+
+	t.Run("fail without a message", func(t *testing.T) {
+		id := startAnalysis(t, srv, pid, iid)
+		require.NoError(t, srv.FailAnalysis(id, ""))
+		a := wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisFailed)
+		if assert.NotNil(t, a.Error, "error, want a default text") {
+			assert.NotEmpty(t, strings.TrimSpace(*a.Error), "error, want a default text")
+		}
+	})
+
+	t.Run("a long poll wakes on the change", func(t *testing.T) {
+		id := startAnalysis(t, srv, pid, iid)
+		ch := longPoll(t, srv, context.Background(), "/v1/analyses/"+id+"?waitForReport=true&timeoutSeconds=10")
+		blockUntil(t, fc, 1) // the poll is held: its timeout is the only timer
+		wantStillHeld(t, ch, 100*time.Millisecond)
+		require.NoError(t, srv.StartProcessing(id))
+		wantStillHeld(t, ch, 100*time.Millisecond) // processing is not the end
+		require.NoError(t, srv.CompleteAnalysis(id))
+		r := awaitAnswer(t, ch, 2*time.Second)
+		var a profilesvc.Analysis
+		decode(t, r, &a)
+		assert.True(t, a.Status == profilesvc.AnalysisCompleted && a.PrimaryReportID != nil, "long poll answered %s, want completed with its report", a.Status)
+	})
+
+	t.Run("unknown analysis", func(t *testing.T) {
+		for name, err := range map[string]error{
+			"StartProcessing":  srv.StartProcessing("analysis_missing"),
+			"CompleteAnalysis": srv.CompleteAnalysis("analysis_missing"),
+			"FailAnalysis":     srv.FailAnalysis("analysis_missing", "x"),
+		} {
+			assert.Error(t, err, "%s of an unknown analysis succeeded", name)
+		}
+	})
+}
+
+func TestKitSetItemStatus(t *testing.T) {
+	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
+	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
+
+	require.NoError(t, srv.SetItemStatus(iid, profilesvc.ItemProcessing), "SetItemStatus")
+	it, _ := srv.Item(iid)
+	assert.Equal(t, profilesvc.ItemProcessing, it.Status, "status")
+	var item profilesvc.Item
+	decode(t, do(t, srv, "GET", "/v1/items/"+iid, nil), &item)
+	assert.Equal(t, profilesvc.ItemProcessing, item.Status, "GET item status")
+	msg := wantError(t, do(t, srv, "POST", "/v1/analyses/"+pid+"/analyze", targets(iid)), 400, "INVALID_ITEM_IDS")
+	assert.Contains(t, msg, iid, "the INVALID_ITEM_IDS message must name the item")
+	assert.Empty(t, srv.Analyses(pid), "a refused start created analyses")
+
+	require.NoError(t, srv.SetItemStatus(iid, profilesvc.ItemActive))
+	startAnalysis(t, srv, pid, iid)
+
+	assert.Error(t, srv.SetItemStatus(iid, ""), "SetItemStatus with an empty status succeeded")
+	assert.Error(t, srv.SetItemStatus("item_missing", profilesvc.ItemActive), "SetItemStatus of an unknown item succeeded")
+}
+
+func TestKitSetVerificationStatus(t *testing.T) {
+	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
+	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
+	id := startAnalysis(t, srv, pid, iid)
+	require.NoError(t, srv.CompleteAnalysis(id))
+	for _, vs := range []profilesvc.VerificationStatus{profilesvc.VerificationApproved, profilesvc.VerificationRejected, profilesvc.VerificationPendingReview} {
+		t.Run(string(vs), func(t *testing.T) {
+			require.NoError(t, srv.SetVerificationStatus(id, vs), "SetVerificationStatus(%s)", vs)
+			var a profilesvc.Analysis
+			decode(t, do(t, srv, "GET", "/v1/analyses/"+id, nil), &a)
+			assert.Equal(t, vs, a.VerificationStatus, "GET verificationStatus")
+		})
+	}
+	for _, bad := range []profilesvc.VerificationStatus{"", "maybe", "APPROVED"} {
+		assert.Error(t, srv.SetVerificationStatus(id, bad), "SetVerificationStatus(%q) succeeded", bad)
+	}
+	a := analysisOf(t, srv.Tenant, id)
+	assert.Equal(t, profilesvc.VerificationPendingReview, a.VerificationStatus, "the status after refused values")
+	assert.Error(t, srv.SetVerificationStatus("analysis_missing", profilesvc.VerificationApproved), "SetVerificationStatus of an unknown analysis succeeded")
+}

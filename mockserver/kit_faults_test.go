@@ -1,0 +1,210 @@
+package mockserver_test
+
+// Injected faults: answers, delays, dropped connections, counts,
+// probabilities, and the list of faults.
+
+import (
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver"
+)
+
+func TestKitFaultStatus(t *testing.T) {
+	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
+	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
+	aid := startAnalysis(t, srv, pid, iid)
+
+	fid, err := srv.InjectFault(mockserver.Fault{
+		Method: "get", Path: "/v1/analyses/*", Status: 503, Code: "SERVICE_UNAVAILABLE", Message: "down for maintenance", RetryAfter: 7 * time.Second,
+	})
+	require.NoError(t, err, "InjectFault")
+	require.NotEmpty(t, fid, "InjectFault returned no ID")
+
+	for _, path := range []string{"/v1/analyses/" + aid, "/v1/analyses/analysis_other"} {
+		r := do(t, srv, "GET", path, nil)
+		msg := wantError(t, r, 503, "SERVICE_UNAVAILABLE")
+		assert.Equal(t, "down for maintenance", msg, "message")
+		assert.Equal(t, "7", r.Header.Get("Retry-After"), "Retry-After")
+	}
+	// Not matched: another method, a longer path, another resource.
+	wantStatus(t, do(t, srv, "DELETE", "/v1/analyses/analysis_missing", nil), 404)
+	wantStatus(t, do(t, srv, "GET", "/v1/analyses/"+aid+"/report", nil), 400)
+	wantStatus(t, do(t, srv, "GET", "/v1/profiles/"+pid, nil), 200)
+
+	require.True(t, srv.RemoveFault(fid), "RemoveFault(%s)", fid)
+	wantStatus(t, do(t, srv, "GET", "/v1/analyses/"+aid, nil), 200)
+
+	t.Run("defaults from the status", func(t *testing.T) {
+		_, err := srv.InjectFault(mockserver.Fault{Path: "/v1/profiles/*", Status: 429})
+		require.NoError(t, err)
+		defer srv.ClearFaults()
+		r := do(t, srv, "GET", "/v1/profiles/"+pid, nil)
+		wantError(t, r, 429, "RATE_LIMITED")
+		assert.Empty(t, r.Header.Get("Retry-After"), "Retry-After sent without one set")
+	})
+}
+
+func TestKitFaultDelay(t *testing.T) {
+	srv := mockserver.NewTest(t)
+	p, _ := addProfile(t, srv.Tenant, "Delayed")
+	_, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Delay: 150 * time.Millisecond})
+	require.NoError(t, err)
+	start := time.Now()
+	r := do(t, srv, "GET", "/v1/profiles/"+p.ID, nil)
+	el := time.Since(start)
+	assert.GreaterOrEqual(t, el, 150*time.Millisecond, "the answer came after %v, want at least the 150ms delay", el)
+	wantStatus(t, r, 200) // a delay alone lets the real answer through
+	var got profilesvc.Profile
+	decode(t, r, &got)
+	assert.Equal(t, p.ID, got.ID, "the profile of the delayed answer")
+	srv.ClearFaults()
+
+	// A delay with a status: the error after the delay.
+	_, err = srv.InjectFault(mockserver.Fault{Path: "/v1/profiles/*", Delay: 100 * time.Millisecond, Status: 500})
+	require.NoError(t, err)
+	start = time.Now()
+	r = do(t, srv, "GET", "/v1/profiles/"+p.ID, nil)
+	el = time.Since(start)
+	assert.GreaterOrEqual(t, el, 100*time.Millisecond, "the error came after %v, want at least 100ms", el)
+	wantError(t, r, 500, "INTERNAL_ERROR")
+}
+
+func TestKitFaultDrop(t *testing.T) {
+	srv := mockserver.NewTest(t)
+	p, _ := addProfile(t, srv.Tenant, "Dropped")
+	_, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Drop: true})
+	require.NoError(t, err)
+	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	req, _ := http.NewRequest("GET", srv.URL+"/v1/profiles/"+p.ID, nil)
+	req.Header.Set("x-api-key", srv.APIKey)
+	resp, err := hc.Do(req)
+	if err == nil {
+		resp.Body.Close()
+		require.FailNowf(t, "a dropped request got an answer", "status %d", resp.StatusCode)
+	}
+	// The SDK sees a transport error too.
+	_, err = srv.Client().GetProfile(t.Context(), p.ID, profilesvc.WithRetries(0))
+	var apiErr *profilesvc.APIError
+	if assert.Error(t, err, "GetProfile through a dropped connection, want a transport error") {
+		assert.NotErrorAs(t, err, &apiErr, "GetProfile through a dropped connection = %v, want a transport error", err)
+	}
+	reqs := srv.Requests()
+	assert.True(t, len(reqs) > 0 && reqs[len(reqs)-1].Status == 0, "a dropped request is recorded with status %v, want 0", reqs)
+	// Other requests are unaffected.
+	wantStatus(t, do(t, srv, "PATCH", "/v1/profiles/"+p.ID, map[string]any{"name": "still here"}), 200)
+}
+
+func TestKitFaultTimes(t *testing.T) {
+	srv := mockserver.NewTest(t)
+	p, _ := addProfile(t, srv.Tenant, "Times")
+	fid, err := srv.InjectFault(mockserver.Fault{Path: "/v1/profiles/*", Status: 503, Times: 2})
+	require.NoError(t, err)
+	wantError(t, do(t, srv, "GET", "/v1/profiles/"+p.ID, nil), 503, "SERVICE_UNAVAILABLE")
+	fs := srv.Faults()
+	assert.True(t, len(fs) == 1 && fs[0].ID == fid && fs[0].Times == 1, "Faults() after one use = %+v, want %s with 1 left", fs, fid)
+	// A request the fault does not match does not use it up.
+	wantStatus(t, do(t, srv, "GET", "/v1/profiles/"+p.ID+"/folders", nil), 200)
+	wantError(t, do(t, srv, "GET", "/v1/profiles/"+p.ID, nil), 503, "SERVICE_UNAVAILABLE")
+	wantStatus(t, do(t, srv, "GET", "/v1/profiles/"+p.ID, nil), 200)
+	assert.Empty(t, srv.Faults(), "Faults() after the fault's uses")
+}
+
+func TestKitFaultProbability(t *testing.T) {
+	const n = 1000
+	const prob = 0.3
+	pattern := func(seed uint64) []bool {
+		srv := mockserver.NewTest(t, mockserver.WithFaultSeed(seed), mockserver.WithRequestRecordSize(0))
+		_, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Status: 503, Probability: prob})
+		require.NoError(t, err)
+		hc := &http.Client{Timeout: 10 * time.Second}
+		out := make([]bool, n)
+		for i := range out {
+			req, _ := http.NewRequest("GET", srv.URL+"/v1/profiles/pf_missing", nil)
+			req.Header.Set("x-api-key", srv.APIKey)
+			resp, err := hc.Do(req)
+			require.NoError(t, err, "request %d", i)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			switch resp.StatusCode {
+			case 503:
+				out[i] = true
+			case 404:
+			default:
+				require.FailNowf(t, "unexpected status", "request %d: status %d", i, resp.StatusCode)
+			}
+		}
+		return out
+	}
+	a, b := pattern(42), pattern(42)
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("two servers with the same fault seed injected on different requests (-first +second):\n%s", diff)
+	}
+	count := 0
+	for _, hit := range a {
+		if hit {
+			count++
+		}
+	}
+	lo, hi := int(n*prob*0.7), int(n*prob*1.3)
+	assert.True(t, count >= lo && count <= hi, "a fault with probability %v hit %d of %d requests, want %d..%d", prob, count, n, lo, hi)
+	c := pattern(43)
+	assert.NotEqual(t, a, c, "fault seeds 42 and 43 injected on the very same requests")
+}
+
+func TestKitFaultList(t *testing.T) {
+	srv := mockserver.NewTest(t)
+	id1, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Status: 503, RetryAfter: 2 * time.Second})
+	require.NoError(t, err)
+	id2, err := srv.InjectFault(mockserver.Fault{Path: "/v1/folders/*", Drop: true, Times: 3})
+	require.NoError(t, err)
+	require.NotEqual(t, id1, id2, "two faults share the ID %s", id1)
+	fs := srv.Faults()
+	require.True(t, len(fs) == 2 && fs[0].ID == id1 && fs[1].ID == id2, "Faults() = %+v", fs)
+	assert.True(t, fs[0].Method == "GET" && fs[0].Status == 503 && fs[0].Code == "SERVICE_UNAVAILABLE" && fs[0].RetryAfter == 2*time.Second,
+		"first fault = %+v", fs[0])
+	assert.True(t, fs[1].Drop && fs[1].Times == 3, "second fault = %+v", fs[1])
+	assert.True(t, srv.RemoveFault(id1), "RemoveFault(%s)", id1)
+	assert.False(t, srv.RemoveFault(id1), "RemoveFault of a removed fault")
+	assert.False(t, srv.RemoveFault("fault_missing"), "RemoveFault of an unknown fault")
+	fs = srv.Faults()
+	assert.True(t, len(fs) == 1 && fs[0].ID == id2, "Faults() after RemoveFault = %+v", fs)
+	_, err = srv.InjectFault(mockserver.Fault{Status: 500})
+	require.NoError(t, err)
+	srv.ClearFaults()
+	assert.Empty(t, srv.Faults(), "Faults() after ClearFaults")
+	wantError(t, do(t, srv, "GET", "/v1/profiles/pf_missing", nil), 404, "PROFILE_NOT_FOUND")
+}
+
+func TestKitFaultInvalid(t *testing.T) {
+	srv := mockserver.NewTest(t)
+	for _, tc := range []struct {
+		name string
+		f    mockserver.Fault
+	}{
+		{"nothing to do", mockserver.Fault{Path: "/v1/*"}},
+		{"status below 400", mockserver.Fault{Status: 200}},
+		{"status above 599", mockserver.Fault{Status: 600}},
+		{"status and drop", mockserver.Fault{Status: 503, Drop: true}},
+		{"negative times", mockserver.Fault{Status: 503, Times: -1}},
+		{"probability above 1", mockserver.Fault{Status: 503, Probability: 1.5}},
+		{"negative probability", mockserver.Fault{Status: 503, Probability: -0.1}},
+		{"bad pattern", mockserver.Fault{Status: 503, Path: "/v1/[profiles"}},
+		{"negative delay", mockserver.Fault{Status: 503, Delay: -time.Second}},
+		{"delay too long", mockserver.Fault{Delay: 11 * time.Minute}},
+		{"negative retry-after", mockserver.Fault{Status: 503, RetryAfter: -time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, err := srv.InjectFault(tc.f)
+			assert.Error(t, err, "InjectFault(%+v) = %s, want an error", tc.f, id)
+		})
+	}
+	assert.Empty(t, srv.Faults(), "refused faults were kept")
+}
