@@ -14,6 +14,9 @@ const (
 	// codeAnalysisFinished refuses to complete or fail an analysis that
 	// has already ended.
 	codeAnalysisFinished = "ANALYSIS_FINISHED"
+	// codeOriginNotAllowed refuses a CORS preflight from an origin that
+	// WithCORS does not allow.
+	codeOriginNotAllowed = "ORIGIN_NOT_ALLOWED"
 )
 
 // Is lets an error of the test kit match the profilesvc sentinel of its

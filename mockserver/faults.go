@@ -40,6 +40,13 @@ type Fault struct {
 	Delay time.Duration
 	// Drop closes the connection without answering.
 	Drop bool
+	// Truncate, if set, sends only the first Truncate bytes of the
+	// answer's body (its headers promising the whole), then closes the
+	// connection: a download broken half-way.
+	Truncate int
+	// BytesPerSecond, if set, trickles the answer's body at that rate, in
+	// steps of a tenth of a second on the server's clock.
+	BytesPerSecond int
 	// Times is how many matching requests the fault applies to; 0 means
 	// all of them until it is removed.
 	Times int
@@ -60,6 +67,8 @@ type faultJSON struct {
 	RetryAfterSeconds int     `json:"retryAfterSeconds,omitempty"`
 	DelayMs           int     `json:"delayMs,omitempty"`
 	Drop              bool    `json:"drop,omitempty"`
+	Truncate          int     `json:"truncate,omitempty"`
+	BytesPerSecond    int     `json:"bytesPerSecond,omitempty"`
 	Times             int     `json:"times,omitempty"`
 	Probability       float64 `json:"probability,omitempty"`
 }
@@ -75,7 +84,7 @@ func (j faultJSON) fault() (Fault, error) {
 	return Fault{
 		Method: j.Method, Path: j.Path, Status: j.Status, Code: j.Code, Message: j.Message,
 		RetryAfter: time.Duration(j.RetryAfterSeconds) * time.Second, Delay: time.Duration(j.DelayMs) * time.Millisecond,
-		Drop: j.Drop, Times: j.Times, Probability: j.Probability,
+		Drop: j.Drop, Truncate: j.Truncate, BytesPerSecond: j.BytesPerSecond, Times: j.Times, Probability: j.Probability,
 	}, nil
 }
 
@@ -84,7 +93,7 @@ func faultToJSON(f Fault) faultJSON {
 	return faultJSON{
 		ID: f.ID, Method: f.Method, Path: f.Path, Status: f.Status, Code: f.Code, Message: f.Message,
 		RetryAfterSeconds: f.retryAfterSeconds(), DelayMs: int(f.Delay / time.Millisecond),
-		Drop: f.Drop, Times: f.Times, Probability: f.Probability,
+		Drop: f.Drop, Truncate: f.Truncate, BytesPerSecond: f.BytesPerSecond, Times: f.Times, Probability: f.Probability,
 	}
 }
 
@@ -110,10 +119,16 @@ func (f *Fault) normalize() error {
 	switch {
 	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
 		return fmt.Errorf("field \"status\" must be 400 to 599, got %d", f.Status)
-	case f.Status == 0 && !f.Drop && f.Delay <= 0:
-		return fmt.Errorf("a fault needs a \"status\", \"drop\" or \"delayMs\"")
+	case f.Truncate < 0:
+		return fmt.Errorf("field \"truncate\" must not be negative, got %d", f.Truncate)
+	case f.BytesPerSecond < 0:
+		return fmt.Errorf("field \"bytesPerSecond\" must not be negative, got %d", f.BytesPerSecond)
+	case f.Status == 0 && !f.Drop && f.Delay <= 0 && f.Truncate == 0 && f.BytesPerSecond == 0:
+		return fmt.Errorf("a fault needs a \"status\", \"drop\", \"delayMs\", \"truncate\" or \"bytesPerSecond\"")
 	case f.Status != 0 && f.Drop:
 		return fmt.Errorf("fields \"status\" and \"drop\" cannot be used together")
+	case f.Drop && (f.Truncate > 0 || f.BytesPerSecond > 0):
+		return fmt.Errorf("field \"drop\" sends no answer to cut or trickle")
 	case f.Times < 0:
 		return fmt.Errorf("field \"times\" must not be negative, got %d", f.Times)
 	case f.Probability < 0 || f.Probability > 1:
@@ -259,8 +274,19 @@ func (fs *faultSet) match(method, p string) (Fault, bool) {
 
 // applyFault carries out a fault; it reports whether the request was
 // answered (or dropped), so that the real handler must not run. A delay
-// runs on the server's clock.
-func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault) bool {
+// runs on the server's clock. A fault that shapes the answer (Truncate,
+// BytesPerSecond) leaves the answering to the handler and returns the
+// writer it must write to.
+func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault) (bool, http.ResponseWriter) {
+	answered := s.applyFaultAnswer(w, r, f)
+	if answered || (f.Truncate == 0 && f.BytesPerSecond == 0) {
+		return answered, w
+	}
+	return false, &shapedWriter{ResponseWriter: w, fault: f, clock: s.clock, ctx: r}
+}
+
+// applyFaultAnswer carries out a fault's delay and answer.
+func (s *Server) applyFaultAnswer(w http.ResponseWriter, r *http.Request, f Fault) bool {
 	if f.Delay > 0 {
 		elapsed := make(chan struct{})
 		stop := s.clock.AfterFunc(f.Delay, func() { close(elapsed) })
@@ -288,8 +314,85 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault) boo
 		if f.RetryAfter > 0 {
 			e.retryAfter = strconv.Itoa(f.retryAfterSeconds())
 		}
+		if f.Truncate > 0 || f.BytesPerSecond > 0 {
+			w = &shapedWriter{ResponseWriter: w, fault: f, clock: s.clock, ctx: r}
+		}
 		writeError(w, e)
 		return true
 	}
 	return false
 }
+
+// shapedWriter writes an answer as a fault shapes it: its body cut after
+// fault.Truncate bytes, the connection then closed, or trickled at
+// fault.BytesPerSecond.
+type shapedWriter struct {
+	http.ResponseWriter
+	fault   Fault
+	clock   Clock
+	ctx     *http.Request
+	written int
+}
+
+func (w *shapedWriter) Write(p []byte) (int, error) {
+	if w.fault.Truncate > 0 && w.written+len(p) > w.fault.Truncate {
+		n, _ := w.trickle(p[:w.fault.Truncate-w.written])
+		w.cut()
+		return n, http.ErrAbortHandler
+	}
+	return w.trickle(p)
+}
+
+// trickle writes p, at the fault's rate if it has one.
+func (w *shapedWriter) trickle(p []byte) (int, error) {
+	if w.fault.BytesPerSecond == 0 {
+		n, err := w.ResponseWriter.Write(p)
+		w.written += n
+		return n, err
+	}
+	step := max(1, w.fault.BytesPerSecond/10)
+	total := 0
+	for len(p) > 0 {
+		chunk := p[:min(step, len(p))]
+		n, err := w.ResponseWriter.Write(chunk)
+		total += n
+		w.written += n
+		if err != nil {
+			return total, err
+		}
+		p = p[len(chunk):]
+		http.NewResponseController(w.ResponseWriter).Flush()
+		if len(p) > 0 && !w.pause() {
+			return total, http.ErrAbortHandler
+		}
+	}
+	return total, nil
+}
+
+// pause waits a tenth of a second on the server's clock; false when the
+// client left.
+func (w *shapedWriter) pause() bool {
+	elapsed := make(chan struct{})
+	stop := w.clock.AfterFunc(100*time.Millisecond, func() { close(elapsed) })
+	select {
+	case <-elapsed:
+		return true
+	case <-w.ctx.Context().Done():
+		stop()
+		return false
+	}
+}
+
+// cut sends what was written and closes the connection, as a download
+// broken half-way; the handler is aborted.
+func (w *shapedWriter) cut() {
+	rc := http.NewResponseController(w.ResponseWriter)
+	_ = rc.Flush()
+	if conn, _, err := rc.Hijack(); err == nil {
+		_ = conn.Close()
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *shapedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

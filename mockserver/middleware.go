@@ -223,9 +223,11 @@ func injectFaults(next http.Handler) http.Handler {
 		x := exchangeOf(r)
 		if !x.control {
 			if f, ok := x.tenant.faults.match(r.Method, r.URL.EscapedPath()); ok {
-				if x.srv.applyFault(w, r, f) {
+				answered, shaped := x.srv.applyFault(w, r, f)
+				if answered {
 					return
 				}
+				w = shaped
 			}
 		}
 		next.ServeHTTP(w, r)

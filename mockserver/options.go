@@ -32,6 +32,7 @@ type config struct {
 	tlsCert          *tls.Certificate
 	corsOrigins      []string
 	reportDelay      time.Duration
+	stateFile        string
 }
 
 // Defaults of the server's options.
@@ -65,6 +66,8 @@ func (c *config) validate() error {
 	switch {
 	case c.analysisDuration < 0:
 		return fmt.Errorf("analysis duration %v is negative", c.analysisDuration)
+	case c.reportDelay < 0:
+		return fmt.Errorf("report delay %v is negative", c.reportDelay)
 	case c.maxJSONBody <= 0:
 		return fmt.Errorf("JSON body limit %d must be positive", c.maxJSONBody)
 	case c.maxUpload <= 0:
@@ -98,6 +101,12 @@ func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
 func WithAnalysisDuration(d time.Duration) Option {
 	return func(c *config) { c.analysisDuration = d }
 }
+
+// WithReportDelay makes every analysis completed for d before its report
+// exists, primaryReportId null meanwhile, as the scripted outcome
+// mock:report-delay=<d> does for one: a long poll waits for the report, as
+// the interface document says.
+func WithReportDelay(d time.Duration) Option { return func(c *config) { c.reportDelay = d } }
 
 // WithManualAnalyses makes analyses wait in pending until the test moves
 // them with StartProcessing, CompleteAnalysis or FailAnalysis, so that

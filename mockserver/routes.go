@@ -60,6 +60,7 @@ func routes() []route {
 		{"GET", "/_mock/workflows", handleListWorkflows, nil, false},
 		{"POST", "/_mock/workflows", handleAddWorkflow, nil, false},
 		{"POST", "/_mock/seed", handleSeed, nil, false},
+		{"POST", "/_mock/snapshot", handleSaveState, nil, false},
 		{"POST", "/_mock/items/{itemId}/status", handleSetItemStatus, nil, false},
 		{"POST", "/_mock/analyses/{analysisId}/process", handleProcessAnalysis, nil, false},
 		{"POST", "/_mock/analyses/{analysisId}/complete", handleCompleteAnalysis, nil, false},
@@ -140,7 +141,7 @@ var router = sync.OnceValue(func() *mux.Router {
 // chain is the middleware around the router, built once per process: each
 // stage finds the server and the tenant in the request's exchange.
 var chain = sync.OnceValue(func() http.Handler {
-	return recoverAndLog(authenticate(record(injectFaults(http.HandlerFunc(dispatch)))))
+	return recoverAndLog(cors(public(authenticate(record(injectFaults(http.HandlerFunc(dispatch)))))))
 })
 
 // dispatch finds the request's route and runs its handler, with the path's

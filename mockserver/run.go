@@ -18,19 +18,45 @@ import (
 func (t *Tenant) startAnalysis(profileID string, itemIDs []string, options, clientMetadata map[string]any) (string, *apiError) {
 	return t.store.startAnalysis(analysisSpec{
 		profileID: profileID, itemIDs: itemIDs, options: options, clientMetadata: clientMetadata,
-		duration: t.srv.cfg.analysisDuration,
+		duration: t.srv.cfg.analysisDuration, reportDelay: t.srv.cfg.reportDelay,
 	})
 }
 
-// arm arranges an analysis's run on the server's clock: pending for the
-// first tenth of its duration, then processing, then completed or failed.
-func (t *Tenant) arm(rec *analysisRec) []func() bool {
-	id := rec.a.ID
-	clock := t.srv.clock
-	return []func() bool{
-		clock.AfterFunc(rec.duration/10, func() { _ = t.StartProcessing(id) }),
-		clock.AfterFunc(rec.duration, func() { _ = t.finish(id, nil) }),
+// tenantRunner arms the runs of a tenant's analyses on the server's
+// clock.
+type tenantRunner struct {
+	t *Tenant
+	// manual leaves analyses pending until the test kit moves them
+	// (WithManualAnalyses); a delayed report still comes on its own.
+	manual bool
+}
+
+// arm arranges an analysis's run on the server's clock, from its start:
+// pending for the first tenth of its duration, then processing, then
+// completed or failed (unless it is stuck). A run restored from a snapshot
+// resumes where it stood.
+func (r tenantRunner) arm(rec *analysisRec) []func() bool {
+	if r.manual {
+		return nil
 	}
+	id, t := rec.a.ID, r.t
+	clock := t.srv.clock
+	start, now := rec.a.RequestedAt, clock.Now()
+	var stops []func() bool
+	if rec.a.Status == profilesvc.AnalysisPending {
+		stops = append(stops, clock.AfterFunc(start.Add(rec.duration/10).Sub(now), func() { _ = t.StartProcessing(id) }))
+	}
+	if !rec.stuck {
+		stops = append(stops, clock.AfterFunc(start.Add(rec.duration).Sub(now), func() { _ = t.finish(id, nil) }))
+	}
+	return stops
+}
+
+// armReport publishes a completed analysis's report once its delay has
+// passed.
+func (r tenantRunner) armReport(rec *analysisRec) func() bool {
+	id, t := rec.a.ID, r.t
+	return t.srv.clock.AfterFunc(rec.reportDelay, func() { t.store.publishReport(id) })
 }
 
 // StartProcessing moves a pending analysis to processing. It is what the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -156,6 +157,9 @@ func newServer(opts []Option) (*Server, error) {
 			return nil, fmt.Errorf("loading the seed: %w", err)
 		}
 	}
+	if err := s.loadState(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -221,6 +225,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 				err = fmt.Errorf("mockserver: the grace period ended: %d connections under way cut: %w", cut, err)
 			}
 			<-s.serveDone
+		}
+		if serr := s.saveState(); serr != nil {
+			err = errors.Join(err, fmt.Errorf("mockserver: %w", serr))
 		}
 		s.stopAll()
 	})

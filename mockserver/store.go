@@ -81,11 +81,16 @@ type analysisRec struct {
 	seq      int64 // creation order within the tenant
 	input    AnalysisInput
 	duration time.Duration
-	timers   []func() bool
-	changed  chan struct{} // closed and replaced at every change
-	version  int64         // bumped at every change
-	reports  map[reportVariant]renderedReport
-	encoded  []byte // cached JSON of a, cleared at every change
+	// stuck keeps the analysis processing until a test ends it
+	// (mock:stuck); reportDelay is how long it is completed before its
+	// report exists (mock:report-delay, WithReportDelay).
+	stuck       bool
+	reportDelay time.Duration
+	timers      []func() bool
+	changed     chan struct{} // closed and replaced at every change
+	version     int64         // bumped at every change
+	reports     map[reportVariant]renderedReport
+	encoded     []byte // cached JSON of a, cleared at every change
 }
 
 // renderedReport is a report kept with its analysis, with the version of
@@ -122,6 +127,16 @@ func (rec *analysisRec) stopRun() {
 	rec.timers = nil
 }
 
+// runner arms the timers of an analysis's run on the server's clock; the
+// store keeps the functions that stop them with the analysis.
+type runner interface {
+	// arm arms the rest of a running analysis's run, from its start.
+	arm(rec *analysisRec) []func() bool
+	// armReport arms the publication of a completed analysis's report,
+	// after its delay.
+	armReport(rec *analysisRec) func() bool
+}
+
 // state is one tenant's records, and what makes new ones: IDs, the clock
 // and the arming of analysis runs. Its methods do the store's work; the
 // store holds its lock while they run.
@@ -139,12 +154,11 @@ type state struct {
 
 	ids   *idGen
 	clock Clock
-	// arm starts an analysis's run on the clock and returns the functions
-	// that stop it; nil when analyses run by hand (WithManualAnalyses).
-	arm func(rec *analysisRec) []func() bool
+	// run arms the timers of analyses' runs on the server's clock.
+	run runner
 }
 
-func newState(workflows []Workflow, ids *idGen, clock Clock, arm func(*analysisRec) []func() bool) *state {
+func newState(workflows []Workflow, ids *idGen, clock Clock, run runner) *state {
 	st := &state{
 		workflows: map[string]*Workflow{},
 		profiles:  map[string]*profileRec{},
@@ -153,7 +167,7 @@ func newState(workflows []Workflow, ids *idGen, clock Clock, arm func(*analysisR
 		analyses:  map[string]*analysisRec{},
 		ids:       ids,
 		clock:     clock,
-		arm:       arm,
+		run:       run,
 	}
 	for _, w := range workflows {
 		st.putWorkflow(w)
@@ -235,8 +249,8 @@ type store struct {
 	base []Workflow
 }
 
-func newStore(base []Workflow, ids *idGen, clock Clock, arm func(*analysisRec) []func() bool) *store {
-	return &store{st: newState(base, ids, clock, arm), base: base}
+func newStore(base []Workflow, ids *idGen, clock Clock, run runner) *store {
+	return &store{st: newState(base, ids, clock, run), base: base}
 }
 
 // reset empties the store but for the server's workflows; the analyses'
@@ -252,7 +266,7 @@ func (s *store) reset() {
 	if old.started != nil {
 		close(old.started)
 	}
-	s.st = newState(s.base, old.ids, old.clock, old.arm)
+	s.st = newState(s.base, old.ids, old.clock, old.run)
 }
 
 // stopRuns stops every analysis run, when the server closes.

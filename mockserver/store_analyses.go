@@ -27,6 +27,7 @@ type analysisSpec struct {
 	itemIDs                 []string
 	options, clientMetadata map[string]any // the store's once given
 	duration                time.Duration  // of its run, unless scripted
+	reportDelay             time.Duration  // before its report exists, unless scripted
 }
 
 // startAnalysis creates an analysis of the profile's items and arms its
@@ -67,18 +68,21 @@ func (st *state) startAnalysis(spec analysisSpec) (*analysisRec, *apiError) {
 		rec.a.TargetItems[i] = profilesvc.TargetItem{ItemID: it.id, Name: it.name, Type: it.typ}
 	}
 	rec.input = st.analysisInput(p, items, spec, now)
-	rec.duration = spec.duration
-	if script := engine.ParseScript(rec.input); script.HasDuration {
+	rec.duration, rec.reportDelay = spec.duration, spec.reportDelay
+	script := engine.ParseScript(rec.input)
+	if script.HasDuration {
 		rec.duration = script.Duration
 	}
+	if script.ReportDelay > 0 {
+		rec.reportDelay = script.ReportDelay
+	}
+	rec.stuck = script.Stuck
 	rec.seq = st.nextSeq()
 	st.analyses[rec.a.ID] = rec
 	p.analysisIDs = append(p.analysisIDs, rec.a.ID)
 	started := now
 	p.lastAnalysisAt = &started
-	if st.arm != nil {
-		rec.timers = st.arm(rec)
-	}
+	rec.timers = st.run.arm(rec)
 	if st.started != nil {
 		close(st.started)
 		st.started = nil
@@ -200,10 +204,20 @@ func (st *state) finish(id string, in AnalysisInput, res AnalysisResult, runErr 
 		a.TargetItems[i] = profilesvc.TargetItem{ItemID: it.ID, Name: it.Name, Type: it.Type}
 	}
 	stampTimes(a, in.RequestedAt, now)
-	reportID := st.ids.next("rpt_")
-	a.PrimaryReportID = &reportID
 	a.Status = profilesvc.AnalysisCompleted
+	if rec.reportDelay > 0 {
+		// Completed, its report to come: long polls wait on.
+		rec.timers = append(rec.timers, st.run.armReport(rec))
+	} else {
+		st.publishReport(rec)
+	}
 	rec.notify()
+}
+
+// publishReport gives a completed analysis its report.
+func (st *state) publishReport(rec *analysisRec) {
+	reportID := st.ids.next("rpt_")
+	rec.a.PrimaryReportID = &reportID
 }
 
 // deleteAnalysis removes an analysis and its reports, stopping its run; a
@@ -252,6 +266,19 @@ func (st *state) listAnalyses(profileID string, q listQuery, encode func(cursor)
 }
 
 // The store's operations on analyses.
+
+// publishReport gives a completed analysis whose report was delayed its
+// report; long polls on it end.
+func (s *store) publishReport(id string) {
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
+	rec := s.st.analyses[id]
+	if rec == nil || rec.a.Status != profilesvc.AnalysisCompleted || rec.a.PrimaryReportID != nil {
+		return
+	}
+	s.st.publishReport(rec)
+	rec.notify()
+}
 
 func (s *store) startAnalysis(spec analysisSpec) (string, *apiError) {
 	s.tenantMu.Lock()
@@ -398,6 +425,10 @@ func (s *store) reportInput(id string, v reportVariant) (reportSource, []byte, *
 	if rec.a.Status != profilesvc.AnalysisCompleted {
 		return reportSource{}, nil, errorf(http.StatusBadRequest, profilesvc.CodeReportNotAvailable,
 			"analysis %q is %s: its report is available once it has completed", id, rec.a.Status)
+	}
+	if rec.a.PrimaryReportID == nil {
+		return reportSource{}, nil, errorf(http.StatusBadRequest, profilesvc.CodeReportNotAvailable,
+			"analysis %q has completed, and its report is being generated", id)
 	}
 	src := reportSource{analysis: rec.a, workflowID: rec.input.Workflow.ID, workflowName: rec.input.Workflow.Name,
 		profileName: rec.input.Profile.Name, version: reportVersion{analysis: rec.version}}

@@ -23,10 +23,6 @@ func (s *Server) newTenant() *Tenant {
 		faults: newFaultSet(s.cfg.faultSeed),
 		record: newRequestRecord(s.cfg.recordSize, s.cfg.recordBytes),
 	}
-	var arm func(*analysisRec) []func() bool
-	if !s.cfg.manual {
-		arm = t.arm
-	}
-	t.store = newStore(s.cfg.allWorkflows(), s.ids, s.clock, arm)
+	t.store = newStore(s.cfg.allWorkflows(), s.ids, s.clock, tenantRunner{t: t, manual: s.cfg.manual})
 	return t
 }

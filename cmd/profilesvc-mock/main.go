@@ -16,6 +16,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,9 +25,11 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
@@ -61,17 +64,43 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	recordBytes := fs.Int64("record-bytes", mockserver.DefaultRecordBytes, "how many bytes each namespace's request record holds")
 	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long requests under way may finish after SIGINT or SIGTERM")
 	stats := fs.Duration("stats", 0, "print the process's memory and goroutines to stderr at this interval (0: never)")
+	version := fs.Bool("version", false, "print the version and exit")
+	state := fs.String("state", "", "JSON file of the server's state: loaded at start when it exists, written at shutdown and on POST /_mock/snapshot")
+	cors := fs.String("cors", "", "comma-separated origins whose browser code may call the server (* for any)")
+	reportDelay := fs.Duration("report-delay", 0, "how long every analysis is completed before its report exists")
+	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this PEM certificate (with -tls-key)")
+	tlsKey := fs.String("tls-key", "", "the PEM private key of -tls-cert")
+	tlsSelfSigned := fs.Bool("tls-self-signed", false, "serve HTTPS with a certificate made at start, for 127.0.0.1, ::1 and localhost")
+	tlsCAOut := fs.String("tls-ca-out", "", "with -tls-self-signed, write the certificate to this file, for clients to trust (curl --cacert)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	if *version {
+		fmt.Fprintf(stdout, "profilesvc-mock %s\n", profilesvc.Version)
+		return nil
+	}
 
 	opts := []mockserver.Option{
 		mockserver.WithAPIKey(*apiKey), mockserver.WithAnalysisDuration(*duration),
 		mockserver.WithMaxTenants(*maxTenants), mockserver.WithMaxJSONBody(*maxJSON), mockserver.WithMaxUploadSize(*maxUpload),
 		mockserver.WithUploadMemory(*uploadMemory), mockserver.WithRequestRecordSize(*recordSize), mockserver.WithRequestRecordBytes(*recordBytes),
+		mockserver.WithReportDelay(*reportDelay),
+	}
+	if *state != "" {
+		opts = append(opts, mockserver.WithStateFile(*state))
+	}
+	if *cors != "" {
+		opts = append(opts, mockserver.WithCORS(strings.Split(*cors, ",")...))
+	}
+	tlsOpt, err := tlsOption(*tlsCert, *tlsKey, *tlsSelfSigned, *tlsCAOut)
+	if err != nil {
+		return err
+	}
+	if tlsOpt != nil {
+		opts = append(opts, tlsOpt)
 	}
 	if *seed != "" {
 		s, err := mockserver.LoadSeedFile(*seed)
@@ -95,6 +124,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
 	fmt.Fprintf(stdout, "api key: %s\n", srv.APIKey)
+	if *tlsCAOut != "" {
+		if err := os.WriteFile(*tlsCAOut, mockserver.CertificatePEM(srv.Certificate()), 0o644); err != nil {
+			srv.Close()
+			return fmt.Errorf("-tls-ca-out: %w", err)
+		}
+		fmt.Fprintf(stdout, "certificate: %s\n", *tlsCAOut)
+	}
 	if *stats > 0 {
 		stopStats := printStats(stderr, *stats)
 		defer stopStats()
@@ -138,4 +174,25 @@ func printStats(w io.Writer, interval time.Duration) (stop func()) {
 		close(done)
 		<-finished
 	}
+}
+
+// tlsOption is the server option of the TLS flags, or nil for plain HTTP.
+func tlsOption(certFile, keyFile string, selfSigned bool, caOut string) (mockserver.Option, error) {
+	switch {
+	case (certFile != "") != (keyFile != ""):
+		return nil, errors.New("-tls-cert and -tls-key go together")
+	case certFile != "" && selfSigned:
+		return nil, errors.New("-tls-self-signed makes its own certificate: drop -tls-cert and -tls-key")
+	case caOut != "" && !selfSigned:
+		return nil, errors.New("-tls-ca-out writes the certificate of -tls-self-signed")
+	case certFile != "":
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("-tls-cert: %w", err)
+		}
+		return mockserver.WithTLSCertificate(cert), nil
+	case selfSigned:
+		return mockserver.WithTLS(), nil
+	}
+	return nil, nil
 }

@@ -9,9 +9,12 @@ import (
 // Script is what an analysis's documents script of its outcome, with
 // values in an item's name, text or metadata:
 //
-//	mock:fail=<message>          the analysis fails with the message
-//	mock:risk=low|medium|high    the risk level, whatever the findings
-//	mock:duration=<Go duration>  how long the analysis runs, at most 1h
+//	mock:fail=<message>              the analysis fails with the message
+//	mock:risk=low|medium|high        the risk level, whatever the findings
+//	mock:duration=<Go duration>      how long the analysis runs, at most 1h
+//	mock:stuck                       it stays processing until a test ends it
+//	mock:report-delay=<Go duration>  it is completed that long, at most 1h,
+//	                                 before its report exists
 //
 // The first value of each key counts, documents in order and, in each, its
 // name, then its text, then its metadata.
@@ -27,10 +30,18 @@ type Script struct {
 	// without it, Duration is 0.
 	Duration    time.Duration
 	HasDuration bool
+	// Stuck reports mock:stuck.
+	Stuck bool
+	// ReportDelay is the value of mock:report-delay that parses and lies
+	// between 0 and 1h, or 0.
+	ReportDelay time.Duration
 }
 
 // scriptPattern finds the values of scripted outcomes.
-var scriptPattern = regexp.MustCompile(`mock:(fail|risk|duration)=([^\s"',;]+(?:[ \t][^\s"',;:=]+)*)`)
+var scriptPattern = regexp.MustCompile(`mock:(fail|risk|duration|report-delay)=([^\s"',;]+(?:[ \t][^\s"',;:=]+)*)`)
+
+// stuckPattern finds mock:stuck, which has no value.
+var stuckPattern = regexp.MustCompile(`mock:stuck\b`)
 
 // ParseScript reads the scripted outcomes of in's documents.
 func ParseScript(in Input) Script {
@@ -42,6 +53,9 @@ func ParseScript(in Input) Script {
 			hay = append(hay, string(b))
 		}
 		for _, h := range hay {
+			if stuckPattern.MatchString(h) {
+				first["stuck"] = "true"
+			}
 			for _, m := range scriptPattern.FindAllStringSubmatch(h, -1) {
 				if _, seen := first[m[1]]; !seen {
 					first[m[1]] = m[2]
@@ -50,11 +64,22 @@ func ParseScript(in Input) Script {
 		}
 	}
 	s := Script{Fail: first["fail"], Risk: first["risk"]}
-	if v, ok := first["duration"]; ok {
-		d, err := time.ParseDuration(v)
-		if err == nil && d >= 0 && d <= time.Hour {
-			s.Duration, s.HasDuration = d, true
-		}
+	if d, ok := scriptDuration(first["duration"]); ok {
+		s.Duration, s.HasDuration = d, true
 	}
+	s.ReportDelay, _ = scriptDuration(first["report-delay"])
+	s.Stuck = first["stuck"] != ""
 	return s
+}
+
+// scriptDuration parses a scripted duration of 0 to 1h.
+func scriptDuration(v string) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > time.Hour {
+		return 0, false
+	}
+	return d, true
 }

@@ -1,0 +1,93 @@
+package mockserver
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/profilesvc/profilesvc-go"
+)
+
+// publicRoutes are the mock's routes that need no API key: GET (or HEAD)
+// only, answered before authentication, never recorded.
+var publicRoutes = map[string]http.HandlerFunc{
+	"/_mock/health": handleHealth,
+}
+
+// public answers the public routes, and passes every other request on.
+func public(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, ok := publicRoutes[r.URL.Path]
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeError(w, errorf(http.StatusMethodNotAllowed, profilesvc.CodeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		if e := checkQuery(r, nil); e != nil {
+			writeError(w, e)
+			return
+		}
+		h(w, r)
+	})
+}
+
+// handleHealth says the server is up and which version it runs, for
+// container health checks and scripts that wait for the server to start.
+func handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": profilesvc.Version})
+}
+
+// cors answers the preflight requests of the origins WithCORS allows and
+// sets the CORS headers of their requests, so that browser code under
+// test can call the mock; the headers it may read include
+// Content-Disposition and X-Request-Id. Without WithCORS it does nothing.
+func cors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x := exchangeOf(r)
+		origins := x.srv.cfg.corsOrigins
+		origin := r.Header.Get("Origin")
+		if len(origins) == 0 || origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		allowed := slices.Contains(origins, "*") || slices.Contains(origins, origin)
+		preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+		h := w.Header()
+		h.Add("Vary", "Origin")
+		if !allowed {
+			if preflight {
+				writeError(w, errorf(http.StatusForbidden, codeOriginNotAllowed, "origin %q is not allowed (WithCORS, -cors)", origin))
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		h.Set("Access-Control-Allow-Origin", origin)
+		if !preflight {
+			h.Set("Access-Control-Expose-Headers", "Content-Disposition, Retry-After, X-Request-Id")
+			next.ServeHTTP(w, r)
+			return
+		}
+		h.Add("Vary", "Access-Control-Request-Method")
+		h.Add("Vary", "Access-Control-Request-Headers")
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PATCH, DELETE, OPTIONS")
+		allowHeaders := "x-api-key, content-type"
+		if asked := r.Header.Get("Access-Control-Request-Headers"); asked != "" {
+			allowHeaders += ", " + strings.ToLower(asked)
+		}
+		h.Set("Access-Control-Allow-Headers", allowHeaders)
+		h.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// WithCORS lets browser code from the given origins call the server:
+// preflight OPTIONS requests are answered, and answers carry the CORS
+// headers, exposing Content-Disposition, Retry-After and X-Request-Id. "*"
+// allows any origin. Off by default.
+func WithCORS(origins ...string) Option {
+	return func(c *config) { c.corsOrigins = append(c.corsOrigins, origins...) }
+}
