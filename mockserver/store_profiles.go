@@ -147,12 +147,7 @@ func (s *store) profiles() []*profilesvc.Profile {
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
 	recs := slices.Collect(maps.Values(s.st.profiles))
-	slices.SortFunc(recs, func(a, b *profileRec) int {
-		if c := a.createdAt.Compare(b.createdAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
+	slices.SortFunc(recs, func(a, b *profileRec) int { return cmp.Compare(a.seq, b.seq) })
 	out := make([]*profilesvc.Profile, len(recs))
 	for i, p := range recs {
 		out[i] = s.st.profileView(p, true)

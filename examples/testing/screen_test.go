@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -85,32 +84,26 @@ func TestScreenSendsWhatTheServiceNeeds(t *testing.T) {
 		t.Errorf("analysis client metadata %v, %d items", analysis.ClientMetadata, len(analysis.TargetItems))
 	}
 
-	// The requests, as the mock received them.
-	var uploads, starts int
-	for _, r := range srv.Requests() {
+	// The requests, as the mock received them: matched by route, with the
+	// near misses listed when the count is wrong.
+	srv.ExpectRequests(t, mockserver.RequestMatch{Method: "POST", Path: "/v1/folders/*/items", Status: 201}, 2)
+	srv.ExpectRequests(t, mockserver.RequestMatch{Method: "POST", Path: "/v1/analyses/" + s.ProfileID + "/analyze", Status: 202}, 1)
+	for _, r := range srv.RequestsMatching(mockserver.RequestMatch{Method: "POST", Path: "/v1/folders/*/items"}) {
+		if !strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+			t.Errorf("upload sent as %s", r.Header.Get("Content-Type"))
+		}
 		if r.Header.Get("x-api-key") != "[REDACTED]" {
 			t.Errorf("%s %s: the record shows the key as %q", r.Method, r.Path, r.Header.Get("x-api-key"))
 		}
-		switch {
-		case r.Method == "POST" && strings.HasSuffix(r.Path, "/items"):
-			uploads++
-			if !strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-				t.Errorf("upload sent as %s", r.Header.Get("Content-Type"))
-			}
-		case r.Method == "POST" && strings.HasSuffix(r.Path, "/analyze"):
-			starts++
-			var body struct {
-				TargetItems []struct {
-					ItemID string `json:"itemId"`
-				} `json:"targetItems"`
-			}
-			if err := json.Unmarshal(r.Body, &body); err != nil || len(body.TargetItems) != 2 {
-				t.Errorf("start body %s: %v", r.Body, err)
-			}
-		}
 	}
-	if uploads != 2 || starts != 1 {
-		t.Errorf("%d uploads and %d starts, want 2 and 1", uploads, starts)
+	start := srv.RequestsMatching(mockserver.RequestMatch{Path: "/v1/analyses/*/analyze"})[0]
+	var body struct {
+		TargetItems []struct {
+			ItemID string `json:"itemId"`
+		} `json:"targetItems"`
+	}
+	if err := start.DecodeJSON(&body); err != nil || len(body.TargetItems) != 2 {
+		t.Errorf("start body %s: %v", start.BodyText(), err)
 	}
 }
 
@@ -127,10 +120,8 @@ func TestScreenRidesOutAnOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var statuses []int
-	for _, r := range srv.Requests() {
-		if strings.HasSuffix(r.Path, "/analyze") {
-			statuses = append(statuses, r.Status)
-		}
+	for _, r := range srv.RequestsMatching(mockserver.RequestMatch{Method: "POST", Path: "/v1/analyses/*/analyze"}) {
+		statuses = append(statuses, r.Status)
 	}
 	if len(statuses) != 3 || statuses[0] != 503 || statuses[2] != 202 {
 		t.Errorf("start answered %v, want 503, 503, 202", statuses)
@@ -151,11 +142,21 @@ func TestScreenReportsAFailedAnalysis(t *testing.T) {
 		_, err := Screen(ctx, srv.Client(), jane())
 		done <- err
 	}()
-	id := waitForAnalysis(t, srv)
-	if err := srv.FailAnalysis(id, "document store unavailable"); err != nil {
+	// Wait for the application to start its analysis: no sleeping, no
+	// polling.
+	start, err := srv.AwaitRequest(ctx, mockserver.RequestMatch{Method: "POST", Path: "/v1/analyses/*/analyze", Status: 202})
+	if err != nil {
 		t.Fatal(err)
 	}
-	err := <-done
+	profileID := strings.Split(start.Path, "/")[3]
+	analysis, err := srv.AwaitAnalysis(ctx, profileID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.FailAnalysis(analysis.ID, "document store unavailable"); err != nil {
+		t.Fatal(err)
+	}
+	err = <-done
 	var failed *profilesvc.AnalysisFailedError
 	if !errors.Is(err, profilesvc.ErrAnalysisFailed) || !errors.As(err, &failed) || failed.Reason != "document store unavailable" {
 		t.Errorf("Screen = %v, want the analysis's failure", err)
@@ -170,22 +171,6 @@ func TestScreenNeedsDocuments(t *testing.T) {
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("Screen without documents sent %d requests", n)
 	}
-}
-
-// waitForAnalysis returns the ID of the first analysis started on srv.
-func waitForAnalysis(t *testing.T, srv *mockserver.Server) string {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, p := range srv.Profiles() {
-			if as := srv.Analyses(p.ID); len(as) > 0 {
-				return as[0].ID
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatal("no analysis was started")
-	return ""
 }
 
 // TestMainRuns runs the command itself, so that it cannot rot.
