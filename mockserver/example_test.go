@@ -24,7 +24,9 @@ func (t *exampleT) Helper()                           {}
 func (t *exampleT) Cleanup(f func())                  { t.cleanups = append(t.cleanups, f) }
 func (t *exampleT) Fatalf(format string, args ...any) { log.Fatalf(format, args...) }
 func (t *exampleT) Error(args ...any)                 { fmt.Println("test failed:", fmt.Sprint(args...)) }
-func (t *exampleT) Errorf(format string, args ...any) { fmt.Println("test failed:", fmt.Sprintf(format, args...)) }
+func (t *exampleT) Errorf(format string, args ...any) {
+	fmt.Println("test failed:", fmt.Sprintf(format, args...))
+}
 
 // done runs the cleanups, last first, as the end of a test does.
 func (t *exampleT) done() {

@@ -153,7 +153,8 @@ func (t *Tenant) Analysis(id string) (*profilesvc.Analysis, bool) {
 // of the kit does.
 func (t *Tenant) Analyses(profileID string) []*profilesvc.Analysis {
 	var out []*profilesvc.Analysis
-	for _, id := range t.store.profileAnalysisIDs(profileID) {
+	ids, _ := t.store.profileAnalysisIDs(profileID)
+	for _, id := range ids {
 		if a, ok := t.Analysis(id); ok {
 			out = append(out, a)
 		}
@@ -167,9 +168,9 @@ func (t *Tenant) Analyses(profileID string) []*profilesvc.Analysis {
 // the error matches ctx's error.
 func (t *Tenant) AwaitAnalysis(ctx context.Context, profileID string) (*profilesvc.Analysis, error) {
 	for {
-		id, started := t.store.newestAnalysis(profileID)
-		if id != "" {
-			if a, ok := t.Analysis(id); ok {
+		ids, started := t.store.profileAnalysisIDs(profileID)
+		if len(ids) > 0 {
+			if a, ok := t.Analysis(ids[len(ids)-1]); ok {
 				return a, nil
 			}
 			continue // deleted meanwhile

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
@@ -137,115 +135,6 @@ func (s *Server) Restore(snap *Snapshot) error {
 		return fmt.Errorf("mockserver: Restore: no snapshot")
 	}
 	return s.Tenant.store.restore(snap.data)
-}
-
-// snapshot copies the records into a snapshot's form.
-func (s *store) snapshot() (snapshotData, error) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	st := s.st
-	d := snapshotData{Version: snapshotVersion, Taken: st.now(), Seq: st.seq}
-	for _, id := range st.flowOrder {
-		d.Workflows = append(d.Workflows, *st.workflows[id])
-	}
-	for _, p := range sortedRecords(st.profiles, func(p *profileRec) int64 { return p.seq }) {
-		d.Profiles = append(d.Profiles, snapshotProfile{ID: p.id, WorkflowID: p.workflowID, Name: p.name, Description: p.description,
-			Metadata: p.metadata, LastAnalysisAt: p.lastAnalysisAt, CreatedAt: p.createdAt, UpdatedAt: p.updatedAt,
-			FolderIDs: p.folderIDs, AnalysisIDs: p.analysisIDs, Seq: p.seq})
-	}
-	for _, f := range sortedRecords(st.folders, func(f *folderRec) int64 { return f.seq }) {
-		d.Folders = append(d.Folders, snapshotFolder{ID: f.id, ProfileID: f.profileID, Name: f.name, IsDefault: f.isDefault,
-			CreatedAt: f.createdAt, UpdatedAt: f.updatedAt, ItemIDs: f.itemIDs, Seq: f.seq})
-	}
-	for _, id := range slices.Sorted(maps.Keys(st.items)) {
-		it := st.items[id]
-		d.Items = append(d.Items, snapshotItem{ID: it.id, FolderID: it.folderID, ProfileID: it.profileID, Type: it.typ, Name: it.name,
-			Content: it.content, Data: it.data, Text: it.text, Readable: it.readable, ContentType: it.contentType,
-			Detected: it.detected, Metadata: it.metadata, Status: it.status, ProcessedAt: it.processedAt, CreatedAt: it.createdAt})
-	}
-	for _, rec := range sortedRecords(st.analyses, func(a *analysisRec) int64 { return a.seq }) {
-		raw, err := json.Marshal(analysisView(&rec.a))
-		if err != nil {
-			return snapshotData{}, fmt.Errorf("mockserver: encoding analysis %s: %w", rec.a.ID, err)
-		}
-		in := rec.input
-		in.Items = slices.Clone(in.Items)
-		for i := range in.Items {
-			in.Items[i].Data = nil // the item's, restored from it
-		}
-		d.Analyses = append(d.Analyses, snapshotAnalysis{Analysis: raw, Seq: rec.seq, Input: in,
-			DurationMs: rec.duration.Milliseconds(), Stuck: rec.stuck, ReportDelay: rec.reportDelay.Milliseconds()})
-	}
-	return d, nil
-}
-
-// sortedRecords returns a map's records in creation order.
-func sortedRecords[R any](m map[string]R, seq func(R) int64) []R {
-	out := slices.Collect(maps.Values(m))
-	slices.SortFunc(out, func(a, b R) int { return int(seq(a) - seq(b)) })
-	return out
-}
-
-// restore replaces the records with a snapshot's, stopping the runs of
-// the analyses it had and arming those of the snapshot's running ones.
-func (s *store) restore(d snapshotData) error {
-	st, err := s.stateOf(d)
-	if err != nil {
-		return err
-	}
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	for _, rec := range s.st.analyses {
-		rec.stopRun()
-		rec.notify()
-	}
-	st.ids, st.clock, st.run = s.st.ids, s.st.clock, s.st.run
-	s.st = st
-	for _, rec := range st.analyses {
-		if !rec.a.Status.IsTerminal() {
-			rec.timers = st.run.arm(rec)
-		} else if rec.a.Status == profilesvc.AnalysisCompleted && rec.a.PrimaryReportID == nil {
-			rec.timers = []func() bool{st.run.armReport(rec)}
-		}
-	}
-	return nil
-}
-
-// stateOf builds the records of a snapshot, outside the lock.
-func (s *store) stateOf(d snapshotData) (*state, error) {
-	st := newState(d.Workflows, nil, nil, nil)
-	st.seq = d.Seq
-	for _, p := range d.Profiles {
-		st.profiles[p.ID] = &profileRec{id: p.ID, workflowID: p.WorkflowID, name: p.Name, description: p.Description,
-			metadata: p.Metadata, lastAnalysisAt: p.LastAnalysisAt, createdAt: p.CreatedAt, updatedAt: p.UpdatedAt,
-			folderIDs: slices.Clone(p.FolderIDs), analysisIDs: slices.Clone(p.AnalysisIDs), seq: p.Seq}
-	}
-	for _, f := range d.Folders {
-		st.folders[f.ID] = &folderRec{id: f.ID, profileID: f.ProfileID, name: f.Name, isDefault: f.IsDefault,
-			createdAt: f.CreatedAt, updatedAt: f.UpdatedAt, itemIDs: slices.Clone(f.ItemIDs), seq: f.Seq}
-	}
-	for _, it := range d.Items {
-		st.items[it.ID] = &itemRec{id: it.ID, folderID: it.FolderID, profileID: it.ProfileID, typ: it.Type, name: it.Name,
-			content: it.Content, data: it.Data, text: it.Text, readable: it.Readable, contentType: it.ContentType,
-			detected: it.Detected, metadata: it.Metadata, status: it.Status, processedAt: it.ProcessedAt, createdAt: it.CreatedAt}
-	}
-	for _, sa := range d.Analyses {
-		rec := &analysisRec{seq: sa.Seq, input: sa.Input, duration: time.Duration(sa.DurationMs) * time.Millisecond,
-			stuck: sa.Stuck, reportDelay: time.Duration(sa.ReportDelay) * time.Millisecond,
-			changed: make(chan struct{}), reports: map[reportVariant]renderedReport{}}
-		if err := json.Unmarshal(sa.Analysis, &rec.a); err != nil {
-			return nil, fmt.Errorf("mockserver: restoring an analysis: %w", err)
-		}
-		rec.a.Raw = nil
-		rec.input.Items = slices.Clone(rec.input.Items)
-		for i, doc := range rec.input.Items {
-			if it := st.items[doc.ID]; it != nil {
-				rec.input.Items[i].Data = it.data
-			}
-		}
-		st.analyses[rec.a.ID] = rec
-	}
-	return st, nil
 }
 
 // WithStateFile keeps the server's state in a file, as the binary's

@@ -313,28 +313,18 @@ func (s *store) pollState(id string) ([]byte, bool, <-chan struct{}, *apiError) 
 	return rec.encodedJSON(), rec.done(), rec.changed, nil
 }
 
-// newestAnalysis returns the ID of a profile's newest analysis, or "",
-// with a channel closed when the next analysis of the tenant starts.
-func (s *store) newestAnalysis(profileID string) (string, <-chan struct{}) {
+// profileAnalysisIDs returns a profile's analyses, oldest first, with a
+// channel closed when the next analysis of the tenant starts.
+func (s *store) profileAnalysisIDs(profileID string) ([]string, <-chan struct{}) {
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
 	if s.st.started == nil {
 		s.st.started = make(chan struct{})
 	}
-	if p := s.st.profiles[profileID]; p != nil && len(p.analysisIDs) > 0 {
-		return p.analysisIDs[len(p.analysisIDs)-1], s.st.started
-	}
-	return "", s.st.started
-}
-
-// profileAnalysisIDs returns a profile's analyses, oldest first.
-func (s *store) profileAnalysisIDs(profileID string) []string {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
 	if p := s.st.profiles[profileID]; p != nil {
-		return slices.Clone(p.analysisIDs)
+		return slices.Clone(p.analysisIDs), s.st.started
 	}
-	return nil
+	return nil, s.st.started
 }
 
 func (s *store) process(id string) *apiError {
