@@ -109,30 +109,12 @@ const (
 // normalize checks a fault and fills its defaults. Its messages name the
 // JSON fields, which the control API reports.
 func (f *Fault) normalize() error {
-	switch {
-	case f.RetryAfter < 0 || f.RetryAfter > maxFaultRetryAfter:
-		return fmt.Errorf("the fault's RetryAfter must be 0 to %v, got %v", maxFaultRetryAfter, f.RetryAfter)
-	case f.Delay < 0 || f.Delay > maxFaultDelay:
-		return fmt.Errorf("the fault's Delay must be 0 to %v, got %v", maxFaultDelay, f.Delay)
-	}
 	f.Method = strings.ToUpper(f.Method)
-	switch {
-	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
-		return fmt.Errorf("field \"status\" must be 400 to 599, got %d", f.Status)
-	case f.Truncate < 0:
-		return fmt.Errorf("field \"truncate\" must not be negative, got %d", f.Truncate)
-	case f.BytesPerSecond < 0:
-		return fmt.Errorf("field \"bytesPerSecond\" must not be negative, got %d", f.BytesPerSecond)
-	case f.Status == 0 && !f.Drop && f.Delay <= 0 && f.Truncate == 0 && f.BytesPerSecond == 0:
-		return fmt.Errorf("a fault needs a \"status\", \"drop\", \"delayMs\", \"truncate\" or \"bytesPerSecond\"")
-	case f.Status != 0 && f.Drop:
-		return fmt.Errorf("fields \"status\" and \"drop\" cannot be used together")
-	case f.Drop && (f.Truncate > 0 || f.BytesPerSecond > 0):
-		return fmt.Errorf("field \"drop\" sends no answer to cut or trickle")
-	case f.Times < 0:
-		return fmt.Errorf("field \"times\" must not be negative, got %d", f.Times)
-	case f.Probability < 0 || f.Probability > 1:
-		return fmt.Errorf("field \"probability\" must be between 0 and 1, got %v", f.Probability)
+	if err := f.checkRanges(); err != nil {
+		return err
+	}
+	if err := f.checkShape(); err != nil {
+		return err
 	}
 	if f.Path != "" {
 		if _, err := path.Match(f.Path, "/"); err != nil {
@@ -144,6 +126,42 @@ func (f *Fault) normalize() error {
 	}
 	if f.Status != 0 && f.Message == "" {
 		f.Message = "injected fault: " + http.StatusText(f.Status)
+	}
+	return nil
+}
+
+// checkRanges refuses a field whose value is outside what the mock can
+// honour.
+func (f *Fault) checkRanges() error {
+	switch {
+	case f.RetryAfter < 0 || f.RetryAfter > maxFaultRetryAfter:
+		return fmt.Errorf("the fault's RetryAfter must be 0 to %v, got %v", maxFaultRetryAfter, f.RetryAfter)
+	case f.Delay < 0 || f.Delay > maxFaultDelay:
+		return fmt.Errorf("the fault's Delay must be 0 to %v, got %v", maxFaultDelay, f.Delay)
+	case f.Status != 0 && (f.Status < 400 || f.Status > 599):
+		return fmt.Errorf("field \"status\" must be 400 to 599, got %d", f.Status)
+	case f.Truncate < 0:
+		return fmt.Errorf("field \"truncate\" must not be negative, got %d", f.Truncate)
+	case f.BytesPerSecond < 0:
+		return fmt.Errorf("field \"bytesPerSecond\" must not be negative, got %d", f.BytesPerSecond)
+	case f.Times < 0:
+		return fmt.Errorf("field \"times\" must not be negative, got %d", f.Times)
+	case f.Probability < 0 || f.Probability > 1:
+		return fmt.Errorf("field \"probability\" must be between 0 and 1, got %v", f.Probability)
+	}
+	return nil
+}
+
+// checkShape refuses a fault that does nothing or whose effects
+// exclude each other.
+func (f *Fault) checkShape() error {
+	switch {
+	case f.Status == 0 && !f.Drop && f.Delay <= 0 && f.Truncate == 0 && f.BytesPerSecond == 0:
+		return fmt.Errorf("a fault needs a \"status\", \"drop\", \"delayMs\", \"truncate\" or \"bytesPerSecond\"")
+	case f.Status != 0 && f.Drop:
+		return fmt.Errorf("fields \"status\" and \"drop\" cannot be used together")
+	case f.Drop && (f.Truncate > 0 || f.BytesPerSecond > 0):
+		return fmt.Errorf("field \"drop\" sends no answer to cut or trickle")
 	}
 	return nil
 }

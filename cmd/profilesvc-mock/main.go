@@ -47,97 +47,38 @@ func main() {
 
 // run starts the server with the flags in args and serves until ctx ends.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("profilesvc-mock", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
-	apiKey := fs.String("api-key", os.Getenv("PROFILESVC_API_KEY"), "API key to accept (default $PROFILESVC_API_KEY, else a random UUID)")
-	duration := fs.Duration("analysis-duration", mockserver.DefaultAnalysisDuration, "how long an analysis takes from start to completed")
-	seed := fs.String("seed", "", "JSON file of workflows, profiles, folders and items to load at start")
-	idSeed := fs.Int64("id-seed", -1, "make IDs, request IDs included, deterministic from this seed (0 or more)")
-	multi := fs.Bool("multi-tenant", false, "accept any well-formed UUID key, each with its own namespace")
-	logRequests := fs.Bool("log-requests", false, "log every request to stderr")
-	maxTenants := fs.Int("max-tenants", mockserver.DefaultMaxTenants, "with -multi-tenant, the most keys kept a namespace for; the least recently used idle one is evicted")
-	maxJSON := fs.Int64("max-json-body", mockserver.DefaultMaxJSONBody, "the largest JSON request body, in bytes")
-	maxUpload := fs.Int64("max-upload", mockserver.DefaultMaxUploadSize, "the largest upload, in bytes")
-	uploadMemory := fs.Int64("upload-memory", mockserver.DefaultUploadMemory, "the bytes all uploads under way may hold at once; beyond, 503 with Retry-After")
-	recordSize := fs.Int("record-size", mockserver.DefaultRecordSize, "how many requests each namespace's record keeps")
-	recordBytes := fs.Int64("record-bytes", mockserver.DefaultRecordBytes, "how many bytes each namespace's request record holds")
-	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long requests under way may finish after SIGINT or SIGTERM")
-	stats := fs.Duration("stats", 0, "print the process's memory and goroutines to stderr at this interval (0: never)")
-	version := fs.Bool("version", false, "print the version and exit")
-	state := fs.String("state", "", "JSON file of the server's state: loaded at start when it exists, written at shutdown and on POST /_mock/snapshot")
-	cors := fs.String("cors", "", "comma-separated origins whose browser code may call the server (* for any)")
-	reportDelay := fs.Duration("report-delay", 0, "how long every analysis is completed before its report exists")
-	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this PEM certificate (with -tls-key)")
-	tlsKey := fs.String("tls-key", "", "the PEM private key of -tls-cert")
-	tlsSelfSigned := fs.Bool("tls-self-signed", false, "serve HTTPS with a certificate made at start, for 127.0.0.1, ::1 and localhost")
-	tlsCAOut := fs.String("tls-ca-out", "", "with -tls-self-signed, write the certificate to this file, for clients to trust (curl --cacert)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments: %v", fs.Args())
-	}
-	if *version {
-		fmt.Fprintf(stdout, "profilesvc-mock %s\n", profilesvc.Version)
-		return nil
-	}
-
-	opts := []mockserver.Option{
-		mockserver.WithAPIKey(*apiKey), mockserver.WithAnalysisDuration(*duration),
-		mockserver.WithMaxTenants(*maxTenants), mockserver.WithMaxJSONBody(*maxJSON), mockserver.WithMaxUploadSize(*maxUpload),
-		mockserver.WithUploadMemory(*uploadMemory), mockserver.WithRequestRecordSize(*recordSize), mockserver.WithRequestRecordBytes(*recordBytes),
-		mockserver.WithReportDelay(*reportDelay),
-	}
-	if *state != "" {
-		opts = append(opts, mockserver.WithStateFile(*state))
-	}
-	if *cors != "" {
-		opts = append(opts, mockserver.WithCORS(strings.Split(*cors, ",")...))
-	}
-	tlsOpt, err := tlsOption(*tlsCert, *tlsKey, *tlsSelfSigned, *tlsCAOut)
+	f, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	if tlsOpt != nil {
-		opts = append(opts, tlsOpt)
+	if f.version {
+		fmt.Fprintf(stdout, "profilesvc-mock %s\n", profilesvc.Version)
+		return nil
 	}
-	if *seed != "" {
-		s, err := mockserver.LoadSeedFile(*seed)
-		if err != nil {
-			return fmt.Errorf("seed: %w", err)
-		}
-		opts = append(opts, mockserver.WithSeed(s))
+	opts, err := f.options(stderr)
+	if err != nil {
+		return err
 	}
-	if *idSeed >= 0 {
-		opts = append(opts, mockserver.WithIDSeed(uint64(*idSeed)))
-	}
-	if *multi {
-		opts = append(opts, mockserver.WithMultiTenant())
-	}
-	if *logRequests {
-		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
-	}
-	srv, err := mockserver.Start(*addr, opts...)
+	srv, err := mockserver.Start(f.addr, opts...)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
 	fmt.Fprintf(stdout, "api key: %s\n", srv.APIKey)
-	if *tlsCAOut != "" {
-		if err := os.WriteFile(*tlsCAOut, mockserver.CertificatePEM(srv.Certificate()), 0o644); err != nil {
+	if f.tlsCAOut != "" {
+		if err := os.WriteFile(f.tlsCAOut, mockserver.CertificatePEM(srv.Certificate()), 0o644); err != nil {
 			srv.Close()
 			return fmt.Errorf("-tls-ca-out: %w", err)
 		}
-		fmt.Fprintf(stdout, "certificate: %s\n", *tlsCAOut)
+		fmt.Fprintf(stdout, "certificate: %s\n", f.tlsCAOut)
 	}
-	if *stats > 0 {
-		stopStats := printStats(stderr, *stats)
+	if f.stats > 0 {
+		stopStats := printStats(stderr, f.stats)
 		defer stopStats()
 	}
 
 	<-ctx.Done()
-	shutdown, cancel := context.WithTimeout(context.Background(), *grace)
+	shutdown, cancel := context.WithTimeout(context.Background(), f.grace)
 	defer cancel()
 	// Requests still under way when the grace period ends are cut: the
 	// shutdown has done what it should, and says so.
@@ -147,6 +88,95 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, "stopped")
 	return nil
+}
+
+// flags holds the command line, parsed.
+type flags struct {
+	addr, apiKey, seed, state, cors            string
+	tlsCert, tlsKey, tlsCAOut                  string
+	duration, reportDelay, grace, stats        time.Duration
+	idSeed, maxJSON, maxUpload, uploadMemory   int64
+	recordBytes                                int64
+	maxTenants, recordSize                     int
+	multi, logRequests, version, tlsSelfSigned bool
+}
+
+// parseFlags reads the command line; usage and errors go to stderr.
+func parseFlags(args []string, stderr io.Writer) (*flags, error) {
+	var f flags
+	fs := flag.NewFlagSet("profilesvc-mock", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	fs.StringVar(&f.apiKey, "api-key", os.Getenv("PROFILESVC_API_KEY"), "API key to accept (default $PROFILESVC_API_KEY, else a random UUID)")
+	fs.DurationVar(&f.duration, "analysis-duration", mockserver.DefaultAnalysisDuration, "how long an analysis takes from start to completed")
+	fs.StringVar(&f.seed, "seed", "", "JSON file of workflows, profiles, folders and items to load at start")
+	fs.Int64Var(&f.idSeed, "id-seed", -1, "make IDs, request IDs included, deterministic from this seed (0 or more)")
+	fs.BoolVar(&f.multi, "multi-tenant", false, "accept any well-formed UUID key, each with its own namespace")
+	fs.BoolVar(&f.logRequests, "log-requests", false, "log every request to stderr")
+	fs.IntVar(&f.maxTenants, "max-tenants", mockserver.DefaultMaxTenants, "with -multi-tenant, the most keys kept a namespace for; the least recently used idle one is evicted")
+	fs.Int64Var(&f.maxJSON, "max-json-body", mockserver.DefaultMaxJSONBody, "the largest JSON request body, in bytes")
+	fs.Int64Var(&f.maxUpload, "max-upload", mockserver.DefaultMaxUploadSize, "the largest upload, in bytes")
+	fs.Int64Var(&f.uploadMemory, "upload-memory", mockserver.DefaultUploadMemory, "the bytes all uploads under way may hold at once; beyond, 503 with Retry-After")
+	fs.IntVar(&f.recordSize, "record-size", mockserver.DefaultRecordSize, "how many requests each namespace's record keeps")
+	fs.Int64Var(&f.recordBytes, "record-bytes", mockserver.DefaultRecordBytes, "how many bytes each namespace's request record holds")
+	fs.DurationVar(&f.grace, "shutdown-grace", 10*time.Second, "how long requests under way may finish after SIGINT or SIGTERM")
+	fs.DurationVar(&f.stats, "stats", 0, "print the process's memory and goroutines to stderr at this interval (0: never)")
+	fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	fs.StringVar(&f.state, "state", "", "JSON file of the server's state: loaded at start when it exists, written at shutdown and on POST /_mock/snapshot")
+	fs.StringVar(&f.cors, "cors", "", "comma-separated origins whose browser code may call the server (* for any)")
+	fs.DurationVar(&f.reportDelay, "report-delay", 0, "how long every analysis is completed before its report exists")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (with -tls-key)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of -tls-cert")
+	fs.BoolVar(&f.tlsSelfSigned, "tls-self-signed", false, "serve HTTPS with a certificate made at start, for 127.0.0.1, ::1 and localhost")
+	fs.StringVar(&f.tlsCAOut, "tls-ca-out", "", "with -tls-self-signed, write the certificate to this file, for clients to trust (curl --cacert)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	return &f, nil
+}
+
+// options turns the flags into the server's options; the request log,
+// when asked for, goes to stderr.
+func (f *flags) options(stderr io.Writer) ([]mockserver.Option, error) {
+	opts := []mockserver.Option{
+		mockserver.WithAPIKey(f.apiKey), mockserver.WithAnalysisDuration(f.duration),
+		mockserver.WithMaxTenants(f.maxTenants), mockserver.WithMaxJSONBody(f.maxJSON), mockserver.WithMaxUploadSize(f.maxUpload),
+		mockserver.WithUploadMemory(f.uploadMemory), mockserver.WithRequestRecordSize(f.recordSize), mockserver.WithRequestRecordBytes(f.recordBytes),
+		mockserver.WithReportDelay(f.reportDelay),
+	}
+	if f.state != "" {
+		opts = append(opts, mockserver.WithStateFile(f.state))
+	}
+	if f.cors != "" {
+		opts = append(opts, mockserver.WithCORS(strings.Split(f.cors, ",")...))
+	}
+	tlsOpt, err := tlsOption(f.tlsCert, f.tlsKey, f.tlsSelfSigned, f.tlsCAOut)
+	if err != nil {
+		return nil, err
+	}
+	if tlsOpt != nil {
+		opts = append(opts, tlsOpt)
+	}
+	if f.seed != "" {
+		s, err := mockserver.LoadSeedFile(f.seed)
+		if err != nil {
+			return nil, fmt.Errorf("seed: %w", err)
+		}
+		opts = append(opts, mockserver.WithSeed(s))
+	}
+	if f.idSeed >= 0 {
+		opts = append(opts, mockserver.WithIDSeed(uint64(f.idSeed)))
+	}
+	if f.multi {
+		opts = append(opts, mockserver.WithMultiTenant())
+	}
+	if f.logRequests {
+		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
+	}
+	return opts, nil
 }
 
 // printStats prints the process's memory and goroutines to w every
