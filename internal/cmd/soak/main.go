@@ -93,7 +93,10 @@ func soak(duration, interval time.Duration, workers int) error {
 		go func() { defer wg.Done(); loop(ctx, func() error { return workflow(ctx, client) }, &c.workflows, &c) }()
 	}
 	wg.Add(2)
-	go func() { defer wg.Done(); loop(ctx, func() error { return abandonPoll(ctx, client, held) }, &c.abandoned, &c) }()
+	go func() {
+		defer wg.Done()
+		loop(ctx, func() error { return abandonPoll(ctx, client, held) }, &c.abandoned, &c)
+	}()
 	go func() { defer wg.Done(); loop(ctx, func() error { return wrongKey(ctx, url) }, &c.wrongKeys, &c) }()
 	wg.Wait()
 	fmt.Printf("soak: done after %v: %d workflows, %d abandoned long polls, %d wrong-key requests, %d failures\n",
