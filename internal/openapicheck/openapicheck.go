@@ -19,6 +19,12 @@
 //		// m.Operation is "getFolder", m.Field "body /items/0/sizeBytes"
 //	}
 //
+// Transport (client side) and Handler (server side) check every exchange
+// that passes through them and report each mismatch to a function, such
+// as a test's t.Error:
+//
+//	srv := httptest.NewServer(v.Handler(mock.Handler(), func(err error) { t.Error(err) }))
+//
 // The validation itself is kin-openapi's (openapi3filter), with its JSON
 // Schema 2020-12 validator for OpenAPI 3.1 documents; this package routes
 // requests itself, on the escaped path, so that an ID holding an escaped
