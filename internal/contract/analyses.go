@@ -134,7 +134,8 @@ func (s *suite) analyses(ctx context.Context) {
 		}
 		return expect(empty, http.StatusBadRequest, "VALIDATION_ERROR")
 	})
-	s.check("assume.inactive-item", Assumption, secGaps, "a start naming an item that is not ACTIVE is refused with 400 INVALID_ITEM_IDS", func() error {
+	var inactive answer
+	s.check("states.inactive-item", Rule, secStates, "a start naming an item that is not ACTIVE is refused", func() error {
 		if err := need(s.st.defaultFolder != "", "the default folder"); err != nil {
 			return err
 		}
@@ -149,8 +150,14 @@ func (s *suite) analyses(ctx context.Context) {
 		if set.status != http.StatusOK {
 			return fail("the mock to set the item's status", set.describe())
 		}
-		a, _ := s.start(ctx, targets(it.ID))
-		return expect(a, http.StatusBadRequest, "INVALID_ITEM_IDS")
+		inactive, _ = s.start(ctx, targets(it.ID))
+		return expectRefused(inactive)
+	})
+	s.check("assume.inactive-item", Assumption, secGaps, "a start naming an item that is not ACTIVE is refused with 400 INVALID_ITEM_IDS", func() error {
+		if err := need(inactive.status != 0, "the refused start"); err != nil {
+			return err
+		}
+		return expect(inactive, http.StatusBadRequest, "INVALID_ITEM_IDS")
 	})
 	items := s.st.fileItem != "" && s.st.textItem != "" && s.st.jsonItem != ""
 	var first string

@@ -293,6 +293,7 @@ func TestTouchesNothingElse(t *testing.T) {
 	require.Empty(t, failures(r))
 	require.False(t, r.Mock)
 	require.Equal(t, contract.Skip, result(t, r, "assume.list-profiles").Status)
+	require.Equal(t, contract.Skip, result(t, r, "states.inactive-item").Status)
 	require.Equal(t, contract.Skip, result(t, r, "assume.inactive-item").Status)
 	for _, req := range srv.Requests() {
 		require.False(t, req.Method == "GET" && strings.HasPrefix(req.Path, "/v1/workflows/"), "listed profiles: %s %s", req.Method, req.Path)

@@ -118,3 +118,36 @@ func TestSDKGoldenFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemasRefuse checks that the schemas refuse what the interface
+// document rules out, down to the sub-objects of an analysis.
+func TestSchemasRefuse(t *testing.T) {
+	v := newValidator(t)
+	b, err := os.ReadFile("../../testdata/analysis_completed.json")
+	require.NoError(t, err)
+	tests := []struct {
+		name, old, new, field string
+	}{
+		{"a check result out of its values", `"name_check_result": "pass"`, `"name_check_result": "maybe"`, "body /extractedData/category_judgements/name_check_result"},
+		{"a document validation that is not a boolean", `"payslip_is_valid": true`, `"payslip_is_valid": "yes"`, "body /extractedData/document_validations/payslip_is_valid"},
+		{"a risk score above 100", `"riskScore": 42.5`, `"riskScore": 142.5`, "body /riskAssessment/riskScore"},
+		{"a final action out of its values", `"final_action": "manual_review"`, `"final_action": "escalate"`, "body /extractedData/review_result/final_action"},
+		{"an extraction status out of its values", `"proof_of_address": "missing"`, `"proof_of_address": "unknown"`, "body /extractionStatus/proof_of_address"},
+		{"a finding without its ID's prefix", `"id": "af_1n2b3v4c"`, `"id": "f_1n2b3v4c"`, "body /findings/0/id"},
+		{"an always-present field missing", `"completedAt": "2025-03-14T10:02:59.417Z",`, ``, "body /completedAt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			changed := strings.Replace(string(b), tt.old, tt.new, 1)
+			require.NotEqual(t, string(b), changed, "the change applies")
+			err := v.CheckSchema("Analysis", []byte(changed))
+			var ms openapicheck.Mismatches
+			require.ErrorAs(t, err, &ms)
+			var fields []string
+			for _, m := range ms {
+				fields = append(fields, m.Field)
+			}
+			require.Contains(t, fields, tt.field, "%v", err)
+		})
+	}
+}
