@@ -39,6 +39,35 @@ type state struct {
 	analyses []string
 	// done is the analysis the report checks read, once it has completed.
 	done string
+
+	// What a check leaves for the next ones.
+	createAnswer   answer         // the create-profile answer
+	createdProfile createdProfile // ... decoded
+	longName       answer         // the answer to a name too long
+	cursor         *string        // the nextCursor of the first page of folders
+	newItems       []item         // the items made, as their answers showed them
+	fileContent    answer         // the answer to a file item's new content
+	scratch        string         // an item made and deleted
+	emptyStart     answer         // the answer to a start with no items
+	inactive       answer         // the answer to a start with an item not ACTIVE
+	first          string         // the first analysis
+	deletedFolder  string         // a folder made and deleted
+	inFolder       string         // an item of the deleted folder
+	toDelete       string         // the analysis the deletion checks delete
+	profileDeleted bool           // the profile has been deleted by the checks
+}
+
+// createdProfile is the part of the create-profile answer the checks
+// read.
+type createdProfile struct {
+	ID             string  `json:"id"`
+	ItemsCount     *int    `json:"itemsCount"`
+	LastAnalysisAt *string `json:"lastAnalysisAt"`
+	Folders        []struct {
+		ID        string `json:"id"`
+		Name      string `json:"name"`
+		IsDefault bool   `json:"isDefault"`
+	} `json:"folders"`
 }
 
 type folderRef struct{ id, name string }
@@ -148,18 +177,10 @@ func (s *suite) createProfile(ctx context.Context) error {
 	case a.status == http.StatusNotFound:
 		return fmt.Errorf("%w: workflow %s is not there (404 %s): name one of the service's with -workflow", ErrCannotRun, s.cfg.WorkflowID, a.errorCode())
 	}
-	var p struct {
-		ID             string  `json:"id"`
-		ItemsCount     *int    `json:"itemsCount"`
-		LastAnalysisAt *string `json:"lastAnalysisAt"`
-		Folders        []struct {
-			ID        string `json:"id"`
-			Name      string `json:"name"`
-			IsDefault bool   `json:"isDefault"`
-		} `json:"folders"`
-	}
+	s.st.createAnswer = a
+	p := &s.st.createdProfile
 	if a.status >= 200 && a.status < 300 {
-		_ = a.decode(&p)
+		_ = a.decode(p)
 		if p.ID != "" {
 			s.created = append(s.created, p.ID)
 			s.st.profileID = p.ID
@@ -167,26 +188,9 @@ func (s *suite) createProfile(ctx context.Context) error {
 		}
 	}
 	s.check("endpoints.create-profile", Rule, endpoint("POST", "/v1/workflows/{workflowId}/profiles"),
-		"creating a profile answers 201 with the profile: itemsCount 0, lastAnalysisAt null, a folders array", func() error {
-			if err := expect(a, http.StatusCreated); err != nil {
-				return err
-			}
-			if p.ItemsCount == nil || *p.ItemsCount != 0 || p.LastAnalysisAt != nil || p.Folders == nil {
-				return fail("itemsCount 0, lastAnalysisAt null and folders", excerpt(a.body))
-			}
-			return nil
-		})
+		"creating a profile answers 201 with the profile: itemsCount 0, lastAnalysisAt null, a folders array", func() error { return checkEndpointsCreateProfile(ctx, s) })
 	s.check("states.default-folder", Rule, secStates,
-		"a profile is created with one default folder: isDefault true, name \"default\"", func() error {
-			if err := need(s.st.profileID != "", "the profile"); err != nil {
-				return err
-			}
-			if len(p.Folders) != 1 || !p.Folders[0].IsDefault || p.Folders[0].Name != "default" {
-				return fail(`folders [{"name":"default","isDefault":true}]`, excerpt(a.body))
-			}
-			s.st.defaultFolder = p.Folders[0].ID
-			return nil
-		})
+		"a profile is created with one default folder: isDefault true, name \"default\"", func() error { return checkStatesDefaultFolder(ctx, s) })
 	return nil
 }
 
@@ -212,8 +216,6 @@ func (s *suite) authentication(ctx context.Context) {
 // profiles checks the profile's name limit, update and the inferred
 // reads.
 func (s *suite) profiles(ctx context.Context) {
-	have := s.st.profileID != ""
-	pid := s.st.profileID
 	long := s.c.do(ctx, request{method: "POST", path: "/v1/workflows/" + url.PathEscape(s.cfg.WorkflowID) + "/profiles",
 		json: map[string]any{"name": strings.Repeat("n", 256)}})
 	if long.status >= 200 && long.status < 300 {
@@ -222,102 +224,15 @@ func (s *suite) profiles(ctx context.Context) {
 			s.created = append(s.created, p.ID)
 		}
 	}
-	s.check("limits.profile-name-length", Rule, secLimits, "a profile name of 256 characters is refused (max 255)", func() error {
-		return expectRefused(long)
-	})
-	s.check("assume.validation-error", Assumption, secGaps, "an invalid body is refused with 400 VALIDATION_ERROR (a 256-character name)", func() error {
-		return expect(long, http.StatusBadRequest, "VALIDATION_ERROR")
-	})
+	s.st.longName = long
+	s.check("limits.profile-name-length", Rule, secLimits, "a profile name of 256 characters is refused (max 255)", func() error { return checkLimitsProfileNameLength(ctx, s) })
+	s.check("assume.validation-error", Assumption, secGaps, "an invalid body is refused with 400 VALIDATION_ERROR (a 256-character name)", func() error { return checkAssumeValidationError(ctx, s) })
 
 	section := endpoint("PATCH", "/v1/profiles/{profileId}")
-	s.check("endpoints.update-profile", Rule, section, "updating a profile answers 200 with the profile, without folders", func() error {
-		if err := need(have, "the profile"); err != nil {
-			return err
-		}
-		a := s.c.do(ctx, request{method: "PATCH", path: "/v1/profiles/" + pid, json: map[string]any{"metadata": map[string]any{"first": "1"}}})
-		if err := expect(a, http.StatusOK); err != nil {
-			return err
-		}
-		var p struct {
-			ID      string         `json:"id"`
-			Folders any            `json:"folders"`
-			Meta    map[string]any `json:"metadata"`
-		}
-		if err := a.decode(&p); err != nil {
-			return err
-		}
-		if p.ID != pid || p.Folders != nil {
-			return fail("the profile "+pid+" without folders", excerpt(a.body))
-		}
-		return nil
-	})
-	s.check("endpoints.update-profile-metadata", Rule, section, "metadata replaces the whole stored object; it is not merged", func() error {
-		if err := need(have, "the profile"); err != nil {
-			return err
-		}
-		a := s.c.do(ctx, request{method: "PATCH", path: "/v1/profiles/" + pid, json: map[string]any{"metadata": map[string]any{"second": "2"}}})
-		if err := expect(a, http.StatusOK); err != nil {
-			return err
-		}
-		var p struct {
-			Meta map[string]any `json:"metadata"`
-		}
-		if err := a.decode(&p); err != nil {
-			return err
-		}
-		if len(p.Meta) != 1 || p.Meta["second"] != "2" {
-			return fail(`metadata {"second":"2"}`, excerpt(a.body))
-		}
-		return nil
-	})
-	s.check("assume.get-profile", Assumption, inferred("GET", "/v1/profiles/{profileId}"), "reading a profile answers 200 with the profile, without folders", func() error {
-		if err := need(have, "the profile"); err != nil {
-			return err
-		}
-		a := s.c.do(ctx, request{method: "GET", path: "/v1/profiles/" + pid})
-		if err := expect(a, http.StatusOK); err != nil {
-			return err
-		}
-		var p struct {
-			ID string `json:"id"`
-		}
-		if err := a.decode(&p); err != nil {
-			return err
-		}
-		if p.ID != pid {
-			return fail("profile "+pid, excerpt(a.body))
-		}
-		return nil
-	})
-	s.check("assume.list-profiles", Assumption, inferred("GET", "/v1/workflows/{workflowId}/profiles"), "listing a workflow's profiles, searched by name, answers 200 with a page holding the suite's", func() error {
-		if err := need(have, "the profile"); err != nil {
-			return err
-		}
-		if !s.report.Mock {
-			return skip("it would list the workflow's other profiles, which are not the suite's: checked against the mock only")
-		}
-		a := s.c.do(ctx, request{method: "GET", path: "/v1/workflows/" + url.PathEscape(s.cfg.WorkflowID) + "/profiles",
-			query: url.Values{"search": {s.cfg.Name}, "limit": {"100"}}})
-		if err := expect(a, http.StatusOK); err != nil {
-			return err
-		}
-		var page struct {
-			Items []struct {
-				ID string `json:"id"`
-			} `json:"items"`
-		}
-		if err := a.decode(&page); err != nil {
-			return err
-		}
-		if !slices.ContainsFunc(page.Items, func(p struct {
-			ID string `json:"id"`
-		}) bool {
-			return p.ID == pid
-		}) {
-			return fail("a page holding "+pid, excerpt(a.body))
-		}
-		return nil
-	})
+	s.check("endpoints.update-profile", Rule, section, "updating a profile answers 200 with the profile, without folders", func() error { return checkEndpointsUpdateProfile(ctx, s) })
+	s.check("endpoints.update-profile-metadata", Rule, section, "metadata replaces the whole stored object; it is not merged", func() error { return checkEndpointsUpdateProfileMetadata(ctx, s) })
+	s.check("assume.get-profile", Assumption, inferred("GET", "/v1/profiles/{profileId}"), "reading a profile answers 200 with the profile, without folders", func() error { return checkAssumeGetProfile(ctx, s) })
+	s.check("assume.list-profiles", Assumption, inferred("GET", "/v1/workflows/{workflowId}/profiles"), "listing a workflow's profiles, searched by name, answers 200 with a page holding the suite's", func() error { return checkAssumeListProfiles(ctx, s) })
 }
 
 // folderNames are the names of the suite's folders: ten, so that with the
@@ -333,177 +248,335 @@ func folderNames() []string {
 // folders checks folder creation, listing, paging, sorting and search,
 // and the default folder's protection.
 func (s *suite) folders(ctx context.Context) {
-	have := s.st.profileID != ""
-	pid := s.st.profileID
-	s.check("assume.create-folder", Assumption, inferred("POST", "/v1/profiles/{profileId}/folders"), "creating a folder answers 201 with the folder, isDefault false (ten are made)", func() error {
-		if err := need(have, "the profile"); err != nil {
-			return err
-		}
-		for _, name := range folderNames() {
-			a := s.c.do(ctx, request{method: "POST", path: "/v1/profiles/" + pid + "/folders", json: map[string]any{"name": name}})
-			if err := expect(a, http.StatusCreated); err != nil {
-				return err
-			}
-			var f struct {
-				ID        string `json:"id"`
-				Name      string `json:"name"`
-				IsDefault bool   `json:"isDefault"`
-				ProfileID string `json:"profileId"`
-			}
-			if err := a.decode(&f); err != nil {
-				return err
-			}
-			s.st.userFolders = append(s.st.userFolders, folderRef{f.ID, f.Name})
-			if f.Name != name || f.IsDefault || f.ProfileID != pid {
-				return fail(fmt.Sprintf("folder %q of %s, isDefault false", name, pid), excerpt(a.body))
-			}
-		}
-		return nil
-	})
-	list := func(q url.Values) (answer, []folderRef, *string, error) {
-		a := s.c.do(ctx, request{method: "GET", path: "/v1/profiles/" + pid + "/folders", query: q})
-		if err := expect(a, http.StatusOK); err != nil {
-			return a, nil, nil, err
-		}
-		var page struct {
-			Count      int     `json:"count"`
-			NextCursor *string `json:"nextCursor"`
-			Items      []struct {
-				ID   string `json:"id"`
-				Name string `json:"name"`
-			} `json:"items"`
-		}
-		if err := a.decode(&page); err != nil {
-			return a, nil, nil, err
-		}
-		if page.Count != len(page.Items) {
-			return a, nil, nil, fail("count equal to the number of items", fmt.Sprintf("count %d for %d items", page.Count, len(page.Items)))
-		}
-		var out []folderRef
-		for _, f := range page.Items {
-			out = append(out, folderRef{f.ID, f.Name})
-		}
-		return a, out, page.NextCursor, nil
-	}
-	all := len(s.st.userFolders) == 10
+	s.check("assume.create-folder", Assumption, inferred("POST", "/v1/profiles/{profileId}/folders"), "creating a folder answers 201 with the folder, isDefault false (ten are made)", func() error { return checkAssumeCreateFolder(ctx, s) })
 	section := endpoint("GET", "/v1/profiles/{profileId}/folders")
-	var cursor *string
-	s.check("limits.page-size-default", Rule, secLimits, "a page of folders holds 10 by default, with a nextCursor when there are more", func() error {
-		if err := need(all, "ten folders"); err != nil {
+	s.check("limits.page-size-default", Rule, secLimits, "a page of folders holds 10 by default, with a nextCursor when there are more", func() error { return checkLimitsPageSizeDefault(ctx, s) })
+	s.check("endpoints.list-folders-cursor", Rule, section, "the nextCursor of a page gives the next one; the last page's is null", func() error { return checkEndpointsListFoldersCursor(ctx, s) })
+	s.check("limits.page-size-max", Rule, secLimits, "limit=100, the largest page, is accepted", func() error { return checkLimitsPageSizeMax(ctx, s) })
+	s.check("assume.page-size-over-max", Assumption, secGaps, "limit=101 is refused with 400 VALIDATION_ERROR", func() error { return checkAssumePageSizeOverMax(ctx, s) })
+	s.check("endpoints.list-folders-sort", Rule, section, "sort=name with order=asc and order=desc orders the folders by name", func() error { return checkEndpointsListFoldersSort(ctx, s) })
+	s.check("endpoints.list-folders-search", Rule, section, "search is a partial match on the folder name", func() error { return checkEndpointsListFoldersSearch(ctx, s) })
+	s.check("errors.cannot-modify-default-folder", Rule, secErrors, "renaming the default folder is refused with 400 CANNOT_MODIFY_DEFAULT_FOLDER", func() error { return checkErrorsCannotModifyDefaultFolder(ctx, s) })
+	s.check("errors.cannot-delete-default-folder", Rule, secErrors, "deleting the default folder is refused with 400 CANNOT_DELETE_DEFAULT_FOLDER", func() error { return checkErrorsCannotDeleteDefaultFolder(ctx, s) })
+	s.check("endpoints.rename-folder", Rule, endpoint("PATCH", "/v1/folders/{folderId}"), "renaming a folder answers 200 with the folder under its new name", func() error { return checkEndpointsRenameFolder(ctx, s) })
+}
+
+// checkEndpointsCreateProfile runs the check endpoints.create-profile.
+func checkEndpointsCreateProfile(ctx context.Context, s *suite) error {
+	if err := expect(s.st.createAnswer, http.StatusCreated); err != nil {
+		return err
+	}
+	if s.st.createdProfile.ItemsCount == nil || *s.st.createdProfile.ItemsCount != 0 || s.st.createdProfile.LastAnalysisAt != nil || s.st.createdProfile.Folders == nil {
+		return fail("itemsCount 0, lastAnalysisAt null and folders", excerpt(s.st.createAnswer.body))
+	}
+	return nil
+}
+
+// checkStatesDefaultFolder runs the check states.default-folder.
+func checkStatesDefaultFolder(ctx context.Context, s *suite) error {
+	if err := need(s.st.profileID != "", "the profile"); err != nil {
+		return err
+	}
+	if len(s.st.createdProfile.Folders) != 1 || !s.st.createdProfile.Folders[0].IsDefault || s.st.createdProfile.Folders[0].Name != "default" {
+		return fail(`folders [{"name":"default","isDefault":true}]`, excerpt(s.st.createAnswer.body))
+	}
+	s.st.defaultFolder = s.st.createdProfile.Folders[0].ID
+	return nil
+}
+
+// checkLimitsProfileNameLength runs the check limits.profile-name-length.
+func checkLimitsProfileNameLength(ctx context.Context, s *suite) error {
+	return expectRefused(s.st.longName)
+}
+
+// checkAssumeValidationError runs the check assume.validation-error.
+func checkAssumeValidationError(ctx context.Context, s *suite) error {
+	return expect(s.st.longName, http.StatusBadRequest, "VALIDATION_ERROR")
+}
+
+// checkEndpointsUpdateProfile runs the check endpoints.update-profile.
+func checkEndpointsUpdateProfile(ctx context.Context, s *suite) error {
+	if err := need(s.st.profileID != "", "the profile"); err != nil {
+		return err
+	}
+	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/profiles/" + s.st.profileID, json: map[string]any{"metadata": map[string]any{"first": "1"}}})
+	if err := expect(a, http.StatusOK); err != nil {
+		return err
+	}
+	var p struct {
+		ID      string         `json:"id"`
+		Folders any            `json:"folders"`
+		Meta    map[string]any `json:"metadata"`
+	}
+	if err := a.decode(&p); err != nil {
+		return err
+	}
+	if p.ID != s.st.profileID || p.Folders != nil {
+		return fail("the profile "+s.st.profileID+" without folders", excerpt(a.body))
+	}
+	return nil
+}
+
+// checkEndpointsUpdateProfileMetadata runs the check endpoints.update-profile-metadata.
+func checkEndpointsUpdateProfileMetadata(ctx context.Context, s *suite) error {
+	if err := need(s.st.profileID != "", "the profile"); err != nil {
+		return err
+	}
+	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/profiles/" + s.st.profileID, json: map[string]any{"metadata": map[string]any{"second": "2"}}})
+	if err := expect(a, http.StatusOK); err != nil {
+		return err
+	}
+	var p struct {
+		Meta map[string]any `json:"metadata"`
+	}
+	if err := a.decode(&p); err != nil {
+		return err
+	}
+	if len(p.Meta) != 1 || p.Meta["second"] != "2" {
+		return fail(`metadata {"second":"2"}`, excerpt(a.body))
+	}
+	return nil
+}
+
+// checkAssumeGetProfile runs the check assume.get-profile.
+func checkAssumeGetProfile(ctx context.Context, s *suite) error {
+	if err := need(s.st.profileID != "", "the profile"); err != nil {
+		return err
+	}
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/profiles/" + s.st.profileID})
+	if err := expect(a, http.StatusOK); err != nil {
+		return err
+	}
+	var p struct {
+		ID string `json:"id"`
+	}
+	if err := a.decode(&p); err != nil {
+		return err
+	}
+	if p.ID != s.st.profileID {
+		return fail("profile "+s.st.profileID, excerpt(a.body))
+	}
+	return nil
+}
+
+// checkAssumeListProfiles runs the check assume.list-profiles.
+func checkAssumeListProfiles(ctx context.Context, s *suite) error {
+	if err := need(s.st.profileID != "", "the profile"); err != nil {
+		return err
+	}
+	if !s.report.Mock {
+		return skip("it would list the workflow's other profiles, which are not the suite's: checked against the mock only")
+	}
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/workflows/" + url.PathEscape(s.cfg.WorkflowID) + "/profiles",
+		query: url.Values{"search": {s.cfg.Name}, "limit": {"100"}}})
+	if err := expect(a, http.StatusOK); err != nil {
+		return err
+	}
+	var page struct {
+		Items []struct {
+			ID string `json:"id"`
+		} `json:"items"`
+	}
+	if err := a.decode(&page); err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(page.Items, func(p struct {
+		ID string `json:"id"`
+	}) bool {
+		return p.ID == s.st.profileID
+	}) {
+		return fail("a page holding "+s.st.profileID, excerpt(a.body))
+	}
+	return nil
+}
+
+// checkAssumeCreateFolder runs the check assume.create-folder.
+func checkAssumeCreateFolder(ctx context.Context, s *suite) error {
+	if err := need(s.st.profileID != "", "the profile"); err != nil {
+		return err
+	}
+	for _, name := range folderNames() {
+		a := s.c.do(ctx, request{method: "POST", path: "/v1/profiles/" + s.st.profileID + "/folders", json: map[string]any{"name": name}})
+		if err := expect(a, http.StatusCreated); err != nil {
 			return err
 		}
-		a, page, next, err := list(nil)
+		var f struct {
+			ID        string `json:"id"`
+			Name      string `json:"name"`
+			IsDefault bool   `json:"isDefault"`
+			ProfileID string `json:"profileId"`
+		}
+		if err := a.decode(&f); err != nil {
+			return err
+		}
+		s.st.userFolders = append(s.st.userFolders, folderRef{f.ID, f.Name})
+		if f.Name != name || f.IsDefault || f.ProfileID != s.st.profileID {
+			return fail(fmt.Sprintf("folder %q of %s, isDefault false", name, s.st.profileID), excerpt(a.body))
+		}
+	}
+	return nil
+}
+
+// checkLimitsPageSizeDefault runs the check limits.page-size-default.
+func checkLimitsPageSizeDefault(ctx context.Context, s *suite) error {
+	if err := need(len(s.st.userFolders) == 10, "ten folders"); err != nil {
+		return err
+	}
+	a, page, next, err := s.listFolders(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if len(page) != 10 || next == nil {
+		return fail("10 folders and a nextCursor", excerpt(a.body))
+	}
+	s.st.cursor = next
+	return nil
+}
+
+// checkEndpointsListFoldersCursor runs the check endpoints.list-folders-cursor.
+func checkEndpointsListFoldersCursor(ctx context.Context, s *suite) error {
+	if err := need(s.st.cursor != nil, "a nextCursor"); err != nil {
+		return err
+	}
+	a, page, next, err := s.listFolders(ctx, url.Values{"cursor": {*s.st.cursor}})
+	if err != nil {
+		return err
+	}
+	if len(page) != 1 || next != nil {
+		return fail("the eleventh folder and nextCursor null", excerpt(a.body))
+	}
+	return nil
+}
+
+// checkLimitsPageSizeMax runs the check limits.page-size-max.
+func checkLimitsPageSizeMax(ctx context.Context, s *suite) error {
+	if err := need(s.st.profileID != "", "the profile"); err != nil {
+		return err
+	}
+	a, page, next, err := s.listFolders(ctx, url.Values{"limit": {"100"}})
+	if err != nil {
+		return err
+	}
+	if len(s.st.userFolders) == 10 && (len(page) != 11 || next != nil) {
+		return fail("the 11 folders and nextCursor null", excerpt(a.body))
+	}
+	return nil
+}
+
+// checkAssumePageSizeOverMax runs the check assume.page-size-over-max.
+func checkAssumePageSizeOverMax(ctx context.Context, s *suite) error {
+	if err := need(s.st.profileID != "", "the profile"); err != nil {
+		return err
+	}
+	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/profiles/" + s.st.profileID + "/folders", query: url.Values{"limit": {"101"}}}), http.StatusBadRequest, "VALIDATION_ERROR")
+}
+
+// checkEndpointsListFoldersSort runs the check endpoints.list-folders-sort.
+func checkEndpointsListFoldersSort(ctx context.Context, s *suite) error {
+	if err := need(len(s.st.userFolders) == 10, "ten folders"); err != nil {
+		return err
+	}
+	for _, order := range []string{"asc", "desc"} {
+		a, page, _, err := s.listFolders(ctx, url.Values{"sort": {"name"}, "order": {order}, "limit": {"100"}})
 		if err != nil {
 			return err
 		}
-		if len(page) != 10 || next == nil {
-			return fail("10 folders and a nextCursor", excerpt(a.body))
+		names := make([]string, len(page))
+		for i, f := range page {
+			names[i] = strings.ToLower(f.name)
 		}
-		cursor = next
-		return nil
-	})
-	s.check("endpoints.list-folders-cursor", Rule, section, "the nextCursor of a page gives the next one; the last page's is null", func() error {
-		if err := need(cursor != nil, "a nextCursor"); err != nil {
-			return err
+		want := slices.Clone(names)
+		slices.Sort(want)
+		if order == "desc" {
+			slices.Reverse(want)
 		}
-		a, page, next, err := list(url.Values{"cursor": {*cursor}})
-		if err != nil {
-			return err
+		if !slices.Equal(names, want) || len(names) != 11 {
+			return fail("the 11 folders by name, "+order, excerpt(a.body))
 		}
-		if len(page) != 1 || next != nil {
-			return fail("the eleventh folder and nextCursor null", excerpt(a.body))
-		}
-		return nil
-	})
-	s.check("limits.page-size-max", Rule, secLimits, "limit=100, the largest page, is accepted", func() error {
-		if err := need(have, "the profile"); err != nil {
-			return err
-		}
-		a, page, next, err := list(url.Values{"limit": {"100"}})
-		if err != nil {
-			return err
-		}
-		if all && (len(page) != 11 || next != nil) {
-			return fail("the 11 folders and nextCursor null", excerpt(a.body))
-		}
-		return nil
-	})
-	s.check("assume.page-size-over-max", Assumption, secGaps, "limit=101 is refused with 400 VALIDATION_ERROR", func() error {
-		if err := need(have, "the profile"); err != nil {
-			return err
-		}
-		return expect(s.c.do(ctx, request{method: "GET", path: "/v1/profiles/" + pid + "/folders", query: url.Values{"limit": {"101"}}}), http.StatusBadRequest, "VALIDATION_ERROR")
-	})
-	s.check("endpoints.list-folders-sort", Rule, section, "sort=name with order=asc and order=desc orders the folders by name", func() error {
-		if err := need(all, "ten folders"); err != nil {
-			return err
-		}
-		for _, order := range []string{"asc", "desc"} {
-			a, page, _, err := list(url.Values{"sort": {"name"}, "order": {order}, "limit": {"100"}})
-			if err != nil {
-				return err
-			}
-			names := make([]string, len(page))
-			for i, f := range page {
-				names[i] = strings.ToLower(f.name)
-			}
-			want := slices.Clone(names)
-			slices.Sort(want)
-			if order == "desc" {
-				slices.Reverse(want)
-			}
-			if !slices.Equal(names, want) || len(names) != 11 {
-				return fail("the 11 folders by name, "+order, excerpt(a.body))
-			}
-		}
-		return nil
-	})
-	s.check("endpoints.list-folders-search", Rule, section, "search is a partial match on the folder name", func() error {
-		if err := need(all, "ten folders"); err != nil {
-			return err
-		}
-		a, page, _, err := list(url.Values{"search": {"folder 0"}, "limit": {"100"}})
-		if err != nil {
-			return err
-		}
-		if len(page) != 9 || slices.ContainsFunc(page, func(f folderRef) bool { return !strings.Contains(f.name, "folder 0") }) {
-			return fail("the 9 folders named \"... folder 0N\"", excerpt(a.body))
-		}
-		return nil
-	})
-	s.check("errors.cannot-modify-default-folder", Rule, secErrors, "renaming the default folder is refused with 400 CANNOT_MODIFY_DEFAULT_FOLDER", func() error {
-		if err := need(s.st.defaultFolder != "", "the default folder"); err != nil {
-			return err
-		}
-		return expect(s.c.do(ctx, request{method: "PATCH", path: "/v1/folders/" + s.st.defaultFolder, json: map[string]any{"name": "renamed"}}),
-			http.StatusBadRequest, "CANNOT_MODIFY_DEFAULT_FOLDER")
-	})
-	s.check("errors.cannot-delete-default-folder", Rule, secErrors, "deleting the default folder is refused with 400 CANNOT_DELETE_DEFAULT_FOLDER", func() error {
-		if err := need(s.st.defaultFolder != "", "the default folder"); err != nil {
-			return err
-		}
-		return expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/folders/" + s.st.defaultFolder}), http.StatusBadRequest, "CANNOT_DELETE_DEFAULT_FOLDER")
-	})
-	s.check("endpoints.rename-folder", Rule, endpoint("PATCH", "/v1/folders/{folderId}"), "renaming a folder answers 200 with the folder under its new name", func() error {
-		if err := need(len(s.st.userFolders) > 0, "a folder of the suite's"); err != nil {
-			return err
-		}
-		f := &s.st.userFolders[0]
-		name := f.name + " renamed"
-		a := s.c.do(ctx, request{method: "PATCH", path: "/v1/folders/" + f.id, json: map[string]any{"name": name}})
-		if err := expect(a, http.StatusOK); err != nil {
-			return err
-		}
-		var got struct {
-			ID, Name string
-		}
-		if err := a.decode(&got); err != nil {
-			return err
-		}
-		if got.ID != f.id || got.Name != name {
-			return fail(fmt.Sprintf("folder %s named %q", f.id, name), excerpt(a.body))
-		}
-		f.name = name
-		return nil
-	})
+	}
+	return nil
+}
+
+// checkEndpointsListFoldersSearch runs the check endpoints.list-folders-search.
+func checkEndpointsListFoldersSearch(ctx context.Context, s *suite) error {
+	if err := need(len(s.st.userFolders) == 10, "ten folders"); err != nil {
+		return err
+	}
+	a, page, _, err := s.listFolders(ctx, url.Values{"search": {"folder 0"}, "limit": {"100"}})
+	if err != nil {
+		return err
+	}
+	if len(page) != 9 || slices.ContainsFunc(page, func(f folderRef) bool { return !strings.Contains(f.name, "folder 0") }) {
+		return fail("the 9 folders named \"... folder 0N\"", excerpt(a.body))
+	}
+	return nil
+}
+
+// checkErrorsCannotModifyDefaultFolder runs the check errors.cannot-modify-default-folder.
+func checkErrorsCannotModifyDefaultFolder(ctx context.Context, s *suite) error {
+	if err := need(s.st.defaultFolder != "", "the default folder"); err != nil {
+		return err
+	}
+	return expect(s.c.do(ctx, request{method: "PATCH", path: "/v1/folders/" + s.st.defaultFolder, json: map[string]any{"name": "renamed"}}),
+		http.StatusBadRequest, "CANNOT_MODIFY_DEFAULT_FOLDER")
+}
+
+// checkErrorsCannotDeleteDefaultFolder runs the check errors.cannot-delete-default-folder.
+func checkErrorsCannotDeleteDefaultFolder(ctx context.Context, s *suite) error {
+	if err := need(s.st.defaultFolder != "", "the default folder"); err != nil {
+		return err
+	}
+	return expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/folders/" + s.st.defaultFolder}), http.StatusBadRequest, "CANNOT_DELETE_DEFAULT_FOLDER")
+}
+
+// checkEndpointsRenameFolder runs the check endpoints.rename-folder.
+func checkEndpointsRenameFolder(ctx context.Context, s *suite) error {
+	if err := need(len(s.st.userFolders) > 0, "a folder of the suite's"); err != nil {
+		return err
+	}
+	f := &s.st.userFolders[0]
+	name := f.name + " renamed"
+	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/folders/" + f.id, json: map[string]any{"name": name}})
+	if err := expect(a, http.StatusOK); err != nil {
+		return err
+	}
+	var got struct {
+		ID, Name string
+	}
+	if err := a.decode(&got); err != nil {
+		return err
+	}
+	if got.ID != f.id || got.Name != name {
+		return fail(fmt.Sprintf("folder %s named %q", f.id, name), excerpt(a.body))
+	}
+	f.name = name
+	return nil
+}
+
+// listFolders reads a page of the profile's folders: its answer, the
+// folders, and the next page's cursor.
+func (s *suite) listFolders(ctx context.Context, q url.Values) (answer, []folderRef, *string, error) {
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/profiles/" + s.st.profileID + "/folders", query: q})
+	if err := expect(a, http.StatusOK); err != nil {
+		return a, nil, nil, err
+	}
+	var page struct {
+		Count      int     `json:"count"`
+		NextCursor *string `json:"nextCursor"`
+		Items      []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"items"`
+	}
+	if err := a.decode(&page); err != nil {
+		return a, nil, nil, err
+	}
+	if page.Count != len(page.Items) {
+		return a, nil, nil, fail("count equal to the number of items", fmt.Sprintf("count %d for %d items", page.Count, len(page.Items)))
+	}
+	var out []folderRef
+	for _, f := range page.Items {
+		out = append(out, folderRef{f.ID, f.Name})
+	}
+	return a, out, page.NextCursor, nil
 }
