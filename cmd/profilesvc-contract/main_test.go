@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/profilesvc/profilesvc-go/internal/contract"
+	"github.com/profilesvc/profilesvc-go/mockserver"
+)
+
+// runCmd runs the command with args and the environment given.
+func runCmd(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), args, func(k string) string { return env[k] }, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+var (
+	checkLine   = regexp.MustCompile(`^(PASS|FAIL|SKIP) [a-z0-9.-]+: .+ \[[^]]+\]`)
+	summaryLine = regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed, (\d+) skipped$`)
+)
+
+// TestEmbeddedMock runs the command as on a fresh clone: no address, the
+// embedded mock.
+func TestEmbeddedMock(t *testing.T) {
+	code, out, errOut := runCmd(t, nil, "-short")
+	require.Equal(t, exitOK, code, "%s\n%s", out, errOut)
+	require.Contains(t, errOut, "(the embedded mock), workflow wf_default")
+	require.Contains(t, errOut, `It creates one profile, "profilesvc-contract `)
+	require.Contains(t, errOut, "cleanup: profile pf_")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	n := 0
+	for _, l := range lines {
+		if checkLine.MatchString(l) {
+			n++
+		}
+	}
+	require.Greater(t, n, 60, "one line a check:\n%s", out)
+	m := summaryLine.FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	require.Equal(t, "0", m[2])
+	require.Equal(t, m[0], lines[len(lines)-1], "the summary line is the last")
+	require.Contains(t, out, "RULES (stated by the interface document):")
+	require.Contains(t, out, "ASSUMPTIONS (where the document is silent")
+}
+
+func TestJSON(t *testing.T) {
+	code, out, errOut := runCmd(t, nil, "-short", "-json")
+	require.Equal(t, exitOK, code, errOut)
+	var r contract.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &r), out)
+	require.Positive(t, r.Passed)
+	require.Zero(t, r.Failed)
+	require.Len(t, r.Results, r.Passed+r.Failed+r.Skipped)
+	require.True(t, r.Mock)
+}
+
+// TestFailure runs the command against a mock with a fault: it exits 1,
+// with a FAIL line saying what was expected and what came, and the
+// summary counting it.
+func TestFailure(t *testing.T) {
+	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(time.Second))
+	_, err := srv.InjectFault(mockserver.Fault{Method: "DELETE", Path: "/v1/folders/*", Status: 500, Times: 1})
+	require.NoError(t, err)
+	env := map[string]string{envBaseURL: srv.URL, envAPIKey: srv.APIKey}
+	code, out, errOut := runCmd(t, env, "-short", "-workflow", "wf_default")
+	require.Equal(t, exitFailed, code, "%s\n%s", out, errOut)
+	require.Regexp(t, `(?m)^FAIL errors.cannot-delete-default-folder: .* \[Errors\]: expected 400 CANNOT_DELETE_DEFAULT_FOLDER; got 500 INTERNAL_ERROR`, out)
+	require.Regexp(t, `(?m)^\d+ passed, 1 failed, 3 skipped$`, out)
+	require.Empty(t, srv.Profiles())
+}
+
+func TestCannotRun(t *testing.T) {
+	srv := mockserver.NewTest(t)
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"a wrong key", map[string]string{envBaseURL: srv.URL, envAPIKey: "wrong"}, []string{"-workflow", "wf_default"}, "refused the API key"},
+		{"no workflow for a service", map[string]string{envBaseURL: srv.URL, envAPIKey: srv.APIKey}, nil, "no workflow"},
+		{"a bad flag", nil, []string{"-nope"}, "flag provided but not defined"},
+		{"an argument", nil, []string{"extra"}, "unexpected arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runCmd(t, tt.env, tt.args...)
+			require.Equal(t, exitCannotRun, code, errOut)
+			require.Contains(t, errOut, tt.want)
+		})
+	}
+}
+
+func TestFlagsWinOverTheEnvironment(t *testing.T) {
+	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(time.Second))
+	env := map[string]string{envBaseURL: "http://127.0.0.1:1", envAPIKey: "wrong", envWorkflowID: "wf_nope"}
+	code, out, errOut := runCmd(t, env, "-short", "-base-url", srv.URL, "-api-key", srv.APIKey, "-workflow", "wf_default")
+	require.Equal(t, exitOK, code, "%s\n%s", out, errOut)
+}

@@ -1,0 +1,207 @@
+package contract
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
+)
+
+// client sends the suite's requests and holds every answer to the
+// document.
+type client struct {
+	base      string // scheme, host and any path before /v1, no trailing slash
+	key       string
+	hc        *http.Client
+	doc       *openapicheck.Validator
+	now       func() time.Time
+	timeout   time.Duration // of a request that is not a long poll
+	exchanges int           // answers received
+	noID      []string      // requests whose answer had no X-Request-Id
+}
+
+// request is one request of the suite.
+type request struct {
+	method, path string
+	query        url.Values
+	// json is encoded as the body, with Content-Type application/json;
+	// raw is sent as it is, with contentType.
+	json        any
+	raw         []byte
+	contentType string
+	// key replaces the API key: noKey sends none.
+	key   string
+	noKey bool
+	// hold is how long the service may hold the request (a long poll).
+	hold time.Duration
+}
+
+// answer is what came back.
+type answer struct {
+	status  int
+	header  http.Header
+	body    []byte
+	elapsed time.Duration
+	// err is a transport failure: no answer came.
+	err error
+	// mismatch is the document's disagreement with the exchange.
+	mismatch error
+	// target is the request's method and path, for messages.
+	target string
+}
+
+// do sends a request and checks the exchange against the document.
+func (c *client) do(ctx context.Context, r request) answer {
+	target := r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
+	}
+	a := answer{target: r.method + " " + target}
+	body := r.raw
+	ct := r.contentType
+	if r.json != nil {
+		b, err := json.Marshal(r.json)
+		if err != nil {
+			a.err = err
+			return a
+		}
+		body, ct = b, "application/json"
+	}
+	timeout := c.timeout
+	if r.hold > 0 {
+		timeout = r.hold + 30*time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, r.method, c.base+target, bytes.NewReader(body))
+	if err != nil {
+		a.err = err
+		return a
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	switch {
+	case r.noKey:
+	case r.key != "":
+		req.Header.Set("x-api-key", r.key)
+	default:
+		req.Header.Set("x-api-key", c.key)
+	}
+	req.Header.Set("User-Agent", "profilesvc-contract")
+	start := c.now()
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		a.err = err
+		return a
+	}
+	defer resp.Body.Close()
+	a.body, err = io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	a.elapsed = c.now().Sub(start)
+	if err != nil {
+		a.err = fmt.Errorf("reading the answer: %w", err)
+		return a
+	}
+	a.status, a.header = resp.StatusCode, resp.Header
+	c.exchanges++
+	if resp.Header.Get("X-Request-Id") == "" {
+		c.noID = append(c.noID, a.target)
+	}
+	a.mismatch = c.doc.Check(ctx, openapicheck.Exchange{
+		Method: r.method, URL: target, Header: req.Header, Body: body,
+		Status: a.status, ResponseHeader: a.header, ResponseBody: a.body,
+	})
+	if errors.Is(a.mismatch, openapicheck.ErrNotInDocument) {
+		a.mismatch = nil // the mock's control API, which the service has not
+	}
+	return a
+}
+
+// upload is a multipart/form-data body: a file part and fields.
+func upload(filename string, data []byte, fields ...string) ([]byte, string, error) {
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	fw, err := w.CreateFormFile("file", filename)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := fw.Write(data); err != nil {
+		return nil, "", err
+	}
+	for i := 0; i+1 < len(fields); i += 2 {
+		if err := w.WriteField(fields[i], fields[i+1]); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", err
+	}
+	return b.Bytes(), w.FormDataContentType(), nil
+}
+
+// errorCode is the code of an error answer's body, or "".
+func (a answer) errorCode() string {
+	var e struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(a.body, &e)
+	return e.Error.Code
+}
+
+// decode reads the answer's JSON body.
+func (a answer) decode(v any) error {
+	if err := json.Unmarshal(a.body, v); err != nil {
+		return fail("a JSON body", fmt.Sprintf("%s (%v)", excerpt(a.body), err))
+	}
+	return nil
+}
+
+// describe says what came: the status and code, or the failure.
+func (a answer) describe() string {
+	if a.err != nil {
+		return "no answer: " + a.err.Error()
+	}
+	s := fmt.Sprintf("%d", a.status)
+	if code := a.errorCode(); code != "" {
+		s += " " + code
+	}
+	return s
+}
+
+// excerpt is the start of a body, for a message.
+func excerpt(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	if s == "" {
+		return "an empty body"
+	}
+	return s
+}
+
+// normalizeBase turns a base URL, with or without a trailing slash and
+// /v1, into the address the paths are appended to.
+func normalizeBase(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", fmt.Errorf("the base URL %q is not a URL: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", fmt.Errorf("the base URL %q must be http:// or https:// with a host", raw)
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
+	u.RawQuery, u.Fragment = "", ""
+	return strings.TrimSuffix(u.String(), "/"), nil
+}

@@ -1,0 +1,137 @@
+package openapicheck
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+)
+
+// Transport returns an http.RoundTripper that sends each request through
+// next (http.DefaultTransport when nil) and checks it and its answer with
+// Check, calling report with each error but ErrNotInDocument (a request
+// outside the document, such as the mock's /_mock/ control API, is not
+// checked). It reads the answer's body whole, and hands the caller a copy.
+// A request that got no answer is not checked.
+func (v *Validator) Transport(next http.RoundTripper, report func(error)) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		var body []byte
+		if req.Body != nil && req.Body != http.NoBody {
+			b, err := io.ReadAll(req.Body)
+			_ = req.Body.Close()
+			if err != nil {
+				return nil, err
+			}
+			body = b
+			req = req.Clone(req.Context())
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
+		resp, err := next.RoundTrip(req)
+		if err != nil {
+			return resp, err
+		}
+		answer, readErr := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(answer))
+		if readErr != nil {
+			return resp, readErr
+		}
+		v.reportCheck(req, body, resp.StatusCode, resp.Header, answer, report)
+		return resp, nil
+	})
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// Handler returns an http.Handler that serves each request with next and
+// checks it and its answer with Check once next has returned, calling
+// report with each error but ErrNotInDocument. It passes flushes,
+// hijacking and http.ResponseController through; an answer whose
+// connection was hijacked (a dropped connection) is not checked.
+func (v *Validator) Handler(next http.Handler, report func(error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body bytes.Buffer
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.TeeReader(r.Body, &body), r.Body}
+		}
+		rec := &recorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.hijacked {
+			return
+		}
+		status := rec.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		// What the handler did not read of the body is the request's too.
+		if r.Body != nil {
+			_, _ = io.Copy(io.Discard, r.Body)
+		}
+		v.reportCheck(r, body.Bytes(), status, w.Header(), rec.body.Bytes(), report)
+	})
+}
+
+// reportCheck checks one exchange and reports its error.
+func (v *Validator) reportCheck(r *http.Request, body []byte, status int, header http.Header, answer []byte, report func(error)) {
+	err := v.Check(r.Context(), Exchange{
+		Method: r.Method, URL: r.URL.RequestURI(), Header: r.Header, Body: body,
+		Status: status, ResponseHeader: header, ResponseBody: answer,
+	})
+	if err != nil && !errors.Is(err, ErrNotInDocument) {
+		report(err)
+	}
+}
+
+// recorder keeps a copy of the answer a handler writes.
+type recorder struct {
+	http.ResponseWriter
+	status   int
+	body     bytes.Buffer
+	hijacked bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	r.body.Write(b)
+	return r.ResponseWriter.Write(b)
+}
+
+// Flush passes a flush through.
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Hijack passes hijacking through; the exchange is then not checked.
+func (r *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := r.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, http.ErrNotSupported
+	}
+	r.hijacked = true
+	return hj.Hijack()
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

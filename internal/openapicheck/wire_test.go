@@ -1,0 +1,132 @@
+package openapicheck_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
+)
+
+// fakeService answers GET /v1/profiles/{id} with a profile whose
+// itemsCount is given, and the rest with 204.
+func fakeService(itemsCount string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/v1/profiles/") {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, strings.Replace(profileJSON, `"itemsCount":0`, `"itemsCount":`+itemsCount, 1))
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// reports collects the errors a wiring reports.
+type reports struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (r *reports) add(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, err)
+}
+
+func (r *reports) all() []error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]error(nil), r.errs...)
+}
+
+func send(t *testing.T, c *http.Client, method, url, body string) []byte {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("x-api-key", "k")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return b
+}
+
+func TestTransport(t *testing.T) {
+	v := newValidator(t)
+	for _, tt := range []struct {
+		name, itemsCount string
+		wantField        string
+	}{
+		{"a right answer", "3", ""},
+		{"a wrong answer", `"3"`, "body /itemsCount"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(fakeService(tt.itemsCount))
+			defer srv.Close()
+			var got reports
+			c := &http.Client{Transport: v.Transport(nil, got.add)}
+			body := send(t, c, "GET", srv.URL+"/v1/profiles/pf_1", "")
+			require.Contains(t, string(body), `"id":"pf_1"`, "the caller reads the answer whole")
+			send(t, c, "POST", srv.URL+"/_mock/reset", "")
+			errs := got.all()
+			if tt.wantField == "" {
+				require.Empty(t, errs)
+				return
+			}
+			require.Len(t, errs, 1)
+			var m *openapicheck.Mismatch
+			require.ErrorAs(t, errs[0], &m)
+			require.Equal(t, "getProfile", m.Operation)
+			require.Equal(t, tt.wantField, m.Field)
+		})
+	}
+}
+
+func TestHandler(t *testing.T) {
+	v := newValidator(t)
+	var got reports
+	srv := httptest.NewServer(v.Handler(fakeService(`"3"`), got.add))
+	defer srv.Close()
+	send(t, http.DefaultClient, "GET", srv.URL+"/v1/profiles/pf_1", "")
+	// A request body the document refuses, answered with success: the
+	// handler saw the body, whether or not the service read it.
+	send(t, http.DefaultClient, "PATCH", srv.URL+"/v1/profiles/pf_1", `{"nickname":"J"}`)
+	errs := got.all()
+	require.Len(t, errs, 2)
+	var m *openapicheck.Mismatch
+	require.ErrorAs(t, errs[0], &m)
+	require.Equal(t, "answer", m.In)
+	require.Equal(t, "body /itemsCount", m.Field)
+	require.ErrorAs(t, errs[1], &m)
+	require.Equal(t, "updateProfile", m.Operation)
+	require.Equal(t, "request", m.In)
+	require.Equal(t, "body /nickname", m.Field)
+}
+
+func TestHandlerPassesHijackingThrough(t *testing.T) {
+	v := newValidator(t)
+	var got reports
+	drop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		require.NoError(t, err)
+		_ = conn.Close()
+	})
+	srv := httptest.NewServer(v.Handler(drop, got.add))
+	defer srv.Close()
+	req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/v1/profiles/pf_1", bytes.NewReader(nil))
+	require.NoError(t, err)
+	_, err = http.DefaultClient.Do(req)
+	require.Error(t, err, "the connection was dropped")
+	require.Empty(t, got.all(), "a dropped connection has no answer to check")
+}
