@@ -167,16 +167,10 @@ func recoverAndLog(next http.Handler) http.Handler {
 }
 
 // authenticate picks the tenant of the request's API key, or answers 401;
-// the tenant is held (not evicted) while the request is under way. The
-// OpenAPI documents (publicPath) need no key, and have no tenant.
+// the tenant is held (not evicted) while the request is under way.
 func authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := exchangeOf(r)
-		if publicPath(r.URL.Path) {
-			x.control = true
-			next.ServeHTTP(w, r)
-			return
-		}
 		s := x.srv
 		key := apiKeyOf(r)
 		var release func()

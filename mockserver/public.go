@@ -6,12 +6,15 @@ import (
 	"strings"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/api"
 )
 
 // publicRoutes are the mock's routes that need no API key: GET (or HEAD)
 // only, answered before authentication, never recorded.
 var publicRoutes = map[string]http.HandlerFunc{
-	"/_mock/health": handleHealth,
+	"/_mock/health":     handleHealth,
+	serviceDocumentPath: serveDocument(api.OpenAPI()),
+	controlDocumentPath: serveDocument(api.MockControl()),
 }
 
 // public answers the public routes, and passes every other request on.

@@ -55,10 +55,8 @@ func routes() []route {
 		{"GET", storageOriginalPath, handleItemOriginal, nil, false},
 		{"GET", storageTextPath, handleItemText, nil, false},
 
-		// The control API; its first two routes, the OpenAPI documents,
-		// are served without a key (publicPath).
-		{"GET", serviceDocumentPath, handleServiceDocument, nil, false},
-		{"GET", controlDocumentPath, handleControlDocument, nil, false},
+		// The control API (its public routes, which need no key, are in
+		// publicRoutes).
 		{"POST", "/_mock/reset", handleReset, nil, false},
 		{"GET", "/_mock/workflows", handleListWorkflows, nil, false},
 		{"POST", "/_mock/workflows", handleAddWorkflow, nil, false},
