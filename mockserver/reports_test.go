@@ -10,6 +10,8 @@ package mockserver
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -175,6 +177,7 @@ type pdfTFixture struct {
 	profile  *profilesvc.Profile
 	id       string
 	analysis *profilesvc.Analysis
+	docs     [][2]string // the documents analysed: names and texts
 }
 
 // pdfTDocs are the fixture's documents: a passport and a bank statement,
@@ -204,9 +207,15 @@ func pdfTNewFixtureOf(t *testing.T, profileName string, docs [][2]string, opts .
 	fid := p.Folders[0].ID
 	var itemIDs []string
 	for _, doc := range docs {
-		it, err := srv.AddTextItem(fid, doc[0], doc[1])
+		add := srv.AddTextItem
+		if pdfTIsImage(doc[0]) {
+			add = func(folderID, name, data string) (*profilesvc.Item, error) {
+				return srv.AddFileItem(folderID, name, []byte(data))
+			}
+		}
+		it, err := add(fid, doc[0], doc[1])
 		if err != nil {
-			t.Fatalf("AddTextItem: %v", err)
+			t.Fatalf("adding %s: %v", doc[0], err)
 		}
 		itemIDs = append(itemIDs, it.ID)
 	}
@@ -228,16 +237,56 @@ func pdfTNewFixtureOf(t *testing.T, profileName string, docs [][2]string, opts .
 	if a.RiskAssessment == nil || len(a.Findings) == 0 || len(a.Recommendations) == 0 {
 		t.Fatalf("the fixture's analysis needs a risk assessment, findings and recommendations: %+v", a)
 	}
-	return &pdfTFixture{srv: srv, clock: clock, profile: p, id: id, analysis: a}
+	return &pdfTFixture{srv: srv, clock: clock, profile: p, id: id, analysis: a, docs: docs}
+}
+
+// pdfTIsImage reports whether a fixture's document is a PNG image, which
+// is uploaded as a file; the others are text items.
+func pdfTIsImage(name string) bool { return strings.HasSuffix(name, ".png") }
+
+// pdfTMismatchDocs are documents that disagree: a passport that has
+// expired, a bank statement with another date of birth, a utility bill
+// that agrees with the passport, and a photograph no text can be read
+// from.
+var pdfTMismatchDocs = [][2]string{
+	{"passport.txt", "PASSPORT\nFull Name: Kim Min-jun\nDate of Birth: 1988-11-02\nNationality: Korean\nPassport Number: M12345678\nExpiry Date: 2020-05-01\n"},
+	{"bank_statement.txt", "BANK STATEMENT\nAccount Holder: Kim Min-jun\nDate of Birth: 1989-11-02\nAddress: 7 Sejong-daero, Seoul\nAccount Number: 110-234-567890\n"},
+	{"utility_bill.txt", "UTILITY BILL\nElectricity\nCustomer Name: Kim Min-jun\nDate of Birth: 02/11/1988\nAddress: 7 Sejong-daero, Seoul\n"},
+	{"selfie.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00"},
 }
 
 // pdfTReportDataOf is what the report of the fixture's analysis must
-// show: the analysis, its profile's name, the default workflow and the
-// default engine's risk thresholds.
-func pdfTReportDataOf(f *pdfTFixture, locale string, raw bool) report.Data {
-	return report.Data{Analysis: *f.analysis, ProfileName: f.profile.Name, WorkflowID: DefaultWorkflowID,
+// show: the analysis, its profile's name, the default workflow, the
+// default engine's risk thresholds, the documents as uploaded (text
+// items, created at the clock's start) with the size and digest of their
+// text, and the facts the engine gives of the analysis's input.
+func pdfTReportDataOf(t *testing.T, f *pdfTFixture, locale string, raw bool) report.Data {
+	t.Helper()
+	d := report.Data{Analysis: *f.analysis, ProfileName: f.profile.Name, WorkflowID: DefaultWorkflowID,
 		WorkflowName: DefaultWorkflow().Name, Locale: locale, RawData: raw,
 		MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom}
+	if len(f.analysis.TargetItems) != len(f.docs) {
+		t.Fatalf("the analysis has %d target items, the fixture %d documents", len(f.analysis.TargetItems), len(f.docs))
+	}
+	for i, ti := range f.analysis.TargetItems {
+		sum := sha256.Sum256([]byte(f.docs[i][1]))
+		typ, ct := profilesvc.ItemText, "text/plain"
+		if pdfTIsImage(f.docs[i][0]) {
+			typ, ct = profilesvc.ItemFile, "image/png"
+		}
+		d.Documents = append(d.Documents, report.Document{ItemID: ti.ItemID, Name: f.docs[i][0], Type: typ,
+			ContentType: ct, UploadedAt: pdfTStart, Size: int64(len(f.docs[i][1])), SHA256: hex.EncodeToString(sum[:])})
+	}
+	f.srv.store.tenantMu.Lock()
+	in := f.srv.store.st.analyses[f.id].input
+	f.srv.store.tenantMu.Unlock()
+	in.AnalysisID = f.id
+	res, err := engine.Default(t.Context(), in)
+	if err != nil {
+		t.Fatalf("engine.Default: %v", err)
+	}
+	d.Facts = res.Facts
+	return d
 }
 
 // TestPDFReportVariants downloads the four variants of a real analysis's
@@ -272,7 +321,7 @@ func TestPDFReportVariants(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, err := report.Render(pdfTReportDataOf(f, query.Get("locale"), query.Get("includeRawData") == "true"))
+					want, err := report.Render(pdfTReportDataOf(t, f, query.Get("locale"), query.Get("includeRawData") == "true"))
 					if err != nil {
 						t.Fatalf("report.Render: %v", err)
 					}
@@ -306,13 +355,19 @@ func TestReportFixtures(t *testing.T) {
 		// The analysis of a passport and a bank statement that the report
 		// tests here run, and most of package report's.
 		{"analysis.json", func(t *testing.T) report.Data {
-			return pdfTReportDataOf(pdfTNewFixture(t, pdfTProfileName), "", false)
+			return pdfTReportDataOf(t, pdfTNewFixture(t, pdfTProfileName), "", false)
 		}},
 		// A typical analysis, for package report's benchmark: a passport,
 		// a bank statement and a utility bill.
 		{"typical.json", func(t *testing.T) report.Data {
 			f := pdfTNewFixtureOf(t, "Jane Doe", append(slices.Clone(pdfTDocs), [2]string{"utility_bill.txt", pdfTBill}))
-			return pdfTReportDataOf(f, "", false)
+			return pdfTReportDataOf(t, f, "", false)
+		}},
+		// An analysis whose documents disagree, one of them expired and
+		// one unreadable: failed checks, marked values, invalid
+		// documents.
+		{"mismatch.json", func(t *testing.T) report.Data {
+			return pdfTReportDataOf(t, pdfTNewFixtureOf(t, "김민준 Kim Min-jun", pdfTMismatchDocs), "", false)
 		}},
 	} {
 		t.Run(fx.file, func(t *testing.T) {
