@@ -20,28 +20,100 @@ const codeSize = 7.2
 // continuation starts each continued line of the appendix.
 const continuation = "→ "
 
-// appendix draws the raw data after the report, on a page of its own
-// unless a third of the report's last page is left.
+// appendixRoom is the room the appendix needs left on the report's last
+// page to start there, in points: about fifteen lines of data.
+const appendixRoom = 160.0
+
+// codeLeading are the line heights the appendix may take, as multiples of
+// its type's size: the first, unless a closer one saves a page.
+var codeLeading = []float64{1.3, 1.25, 1.2, 1.15, 1.1}
+
+// codeBlock is a titled block of the appendix, its lines cut to the page.
+type codeBlock struct {
+	title string
+	lines []codeLine
+}
+
+// codeLine is a line of the appendix: its text and where it starts, and
+// whether it continues the line before it (and so starts with the mark).
+type codeLine struct {
+	x         float64
+	text      string
+	continued bool
+}
+
+// appendix draws the raw data after the report: on the report's last page
+// when room is left there, else on a page of its own, and closer set when
+// that saves a page, so that no page stands mostly blank.
 func (r *reportWriter) appendix() {
-	if r.y > pageH-marginBottom-(pageH-marginTop-marginBottom)/3 {
-		r.newPage()
-	} else {
+	blocks := []codeBlock{
+		{r.l.rawExtracted, r.codeLines(prettyJSON(json.RawMessage(r.d.Analysis.ExtractedData)))},
+		{r.l.rawActions, r.codeLines(prettyJSON(r.d.Analysis.RawActionResults))},
+	}
+	note := r.wrap(r.l.appendixNote, contentW, muted)
+	here := r.y+appendixRoom <= pageH-marginBottom
+	best, bestLeading, bestHere := -1, codeLeading[0], false
+	for _, lead := range codeLeading {
+		for _, start := range []bool{true, false} {
+			if start && !here {
+				continue
+			}
+			n := appendixPages(r.y, start, note, blocks, lead)
+			if best < 0 || n < best {
+				best, bestLeading, bestHere = n, lead, start
+			}
+		}
+	}
+	if bestHere {
 		r.y += 12
+	} else {
+		r.newPage()
 	}
 	r.heading(r.l.appendix)
 	r.paragraph(r.l.appendixNote, marginX, muted)
 	r.y += 4
-	blocks := []struct {
-		title string
-		v     any
-	}{{r.l.rawExtracted, json.RawMessage(r.d.Analysis.ExtractedData)}, {r.l.rawActions, r.d.Analysis.RawActionResults}}
 	for _, b := range blocks {
 		r.ensure(30)
 		r.text(marginX, r.y, b.title, textStyle{size: 10, bold: true, color: colInk})
 		r.y += 15
-		r.code(prettyJSON(b.v))
+		r.drawCode(b.lines, codeSize*bestLeading)
 		r.y += 8
 	}
+}
+
+// appendixPages is how many pages after the one at y the appendix ends
+// on, laid out as appendix draws it: after y on that page when here, else
+// from a new page, with lines lead times the type's size apart.
+func appendixPages(y float64, here bool, note []string, blocks []codeBlock, lead float64) int {
+	pages := 0
+	ensure := func(h float64) {
+		if y+h > pageH-marginBottom {
+			pages++
+			y = marginTop
+		}
+	}
+	if here {
+		y += 12
+	} else {
+		pages, y = 1, marginTop
+	}
+	ensure(100) // the heading
+	y += 34
+	for range note {
+		ensure(smallSize * lineGap)
+		y += smallSize * lineGap
+	}
+	y += 4
+	for _, b := range blocks {
+		ensure(30)
+		y += 15
+		for range b.lines {
+			ensure(codeSize * lead)
+			y += codeSize * lead
+		}
+		y += 8
+	}
+	return pages
 }
 
 // prettyJSON is v as JSON, indented two spaces a level, with <, > and &
@@ -67,43 +139,48 @@ func prettyJSON(v any) string {
 	return strings.TrimRight(out.String(), "\n")
 }
 
-// code draws preformatted text in the monospace face, breaking lines too
-// wide for the page and pages as needed.
-func (r *canvas) code(s string) {
-	st := textStyle{size: codeSize, mono: true, color: colInk}
-	mark := textStyle{size: codeSize, mono: true, color: colMuted}
-	lh := codeSize * 1.3
+// codeLines cuts preformatted text into the lines the appendix draws,
+// in the monospace face: a line too wide for the page continues on the
+// next, indented two more and after the mark.
+func (c *canvas) codeLines(s string) []codeLine {
+	st := textStyle{size: codeSize, mono: true}
 	width := contentW - 8
-	for ln := range strings.SplitSeq(r.ts.clean(s), "\n") {
+	x0 := marginX + 4
+	markW := c.ts.measure(continuation, st)
+	var out []codeLine
+	for ln := range strings.SplitSeq(c.ts.clean(s), "\n") {
 		ln = strings.TrimRight(ln, " ")
 		indent := ln[:len(ln)-len(strings.TrimLeft(ln, " "))]
-		x0 := marginX + 4
-		first := true
+		x, w, continued := x0, width, false
 		for {
-			x, w := x0, width
-			if !first {
-				// A continuation: indented two more, after the mark, but
-				// never past the middle of the page.
-				x = x0 + min(r.ts.measure(indent+"  ", st), width/2)
-				x = r.drawAt(x, continuation, mark, lh)
-				w = marginX + 4 + width - x
-			}
-			piece, rest := r.cutCode(ln, w, st)
-			r.drawAt(x, piece, st, lh)
-			r.y += lh
+			piece, rest := c.cutCode(ln, w, st)
+			out = append(out, codeLine{x: x, text: piece, continued: continued})
 			if rest == "" {
 				break
 			}
-			ln, first = rest, false
+			// The continuation: indented two more than its line, but
+			// never past the middle of the page, after the mark.
+			x = x0 + min(c.ts.measure(indent+"  ", st), width/2)
+			w = x0 + width - x - markW
+			ln, continued = rest, true
 		}
 	}
+	return out
 }
 
-// drawAt draws text on the line at the cursor, starting a new page first
-// when the line does not fit, and returns where the text ends.
-func (r *canvas) drawAt(x float64, text string, st textStyle, lh float64) float64 {
-	r.ensure(lh)
-	return r.drawLine(x, r.y, text, st)
+// drawCode draws the appendix's lines lh apart, breaking pages as needed.
+func (c *canvas) drawCode(lines []codeLine, lh float64) {
+	st := textStyle{size: codeSize, mono: true, color: colInk}
+	mark := textStyle{size: codeSize, mono: true, color: colMuted}
+	for _, ln := range lines {
+		c.ensure(lh)
+		x := ln.x
+		if ln.continued {
+			x = c.drawLine(x, c.y, continuation, mark)
+		}
+		c.drawLine(x, c.y, ln.text, st)
+		c.y += lh
+	}
 }
 
 // cutCode cuts a line of code to fit width: the piece to draw and the

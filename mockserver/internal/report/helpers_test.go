@@ -26,6 +26,9 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
 
+// pdfStart is the time the fixtures' analyses started.
+var pdfStart = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+
 // fixture reads testdata/name: the report data of a completed analysis,
 // with neither locale nor raw data set.
 func fixture(t testing.TB, name string) report.Data {

@@ -164,6 +164,7 @@ type reportWriter struct {
 	*canvas
 	l    *reportLabels
 	d    Data
+	ed   extracted
 	docs []docRow
 }
 
@@ -204,6 +205,7 @@ func (r *reportWriter) render() (out []byte, err error) {
 		Producer:     "profilesvc-go mockserver",
 		CreationDate: created,
 	})
+	r.ed = readExtracted(a.ExtractedData)
 	r.docs = r.documents()
 	r.newPage()
 	r.titleBlock()

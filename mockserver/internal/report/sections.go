@@ -13,6 +13,25 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 )
 
+// extracted are the parts of the analysis's extracted data a report
+// shows, read once; a part that is missing or malformed is nil.
+type extracted struct {
+	values      map[string]any
+	judgements  *profilesvc.CategoryJudgements
+	validations profilesvc.DocumentValidations
+	review      *profilesvc.ReviewResult
+}
+
+// readExtracted reads the parts of extracted data a report shows.
+func readExtracted(ed profilesvc.ExtractedData) extracted {
+	var out extracted
+	out.values, _ = ed.ExtractedValues()
+	out.judgements, _ = ed.CategoryJudgements()
+	out.validations, _ = ed.DocumentValidations()
+	out.review, _ = ed.ReviewResult()
+	return out
+}
+
 // docRow is an analysed document with all the report knows of it.
 type docRow struct {
 	itemID, name string
@@ -100,8 +119,7 @@ func (r *reportWriter) subjectSection() {
 	r.heading(r.l.subject)
 	r.text(marginX, r.y, r.d.ProfileName, textStyle{size: 13, bold: true, color: colInk})
 	r.y += 20
-	values, _ := r.d.Analysis.ExtractedData.ExtractedValues()
-	cj, _ := r.d.Analysis.ExtractedData.CategoryJudgements()
+	values, cj := r.ed.values, r.ed.judgements
 	var rows []row
 	for _, f := range identityFields {
 		v, shown := values[f]
@@ -221,8 +239,8 @@ func (r *reportWriter) riskSection() {
 }
 
 func (r *reportWriter) reviewSection() {
-	rr, err := r.d.Analysis.ExtractedData.ReviewResult()
-	if err != nil || rr == nil {
+	rr := r.ed.review
+	if rr == nil {
 		return
 	}
 	r.heading(r.l.reviewResult)
@@ -288,7 +306,7 @@ func (r *reportWriter) documentsSection() {
 		r.paragraph(r.l.none, marginX, muted)
 		return
 	}
-	dv, _ := r.d.Analysis.ExtractedData.DocumentValidations()
+	dv := r.ed.validations
 	var rows []row
 	for _, d := range r.docs {
 		sub := word(r.l.itemTypes, string(d.typ))
@@ -368,12 +386,10 @@ const maxValueColumns = 4
 // side, the values that disagree marked, with the judgement of each
 // field; without the engine's facts, the analysis's one value of each.
 func (r *reportWriter) valuesSection() {
-	ed := r.d.Analysis.ExtractedData
-	values, err := ed.ExtractedValues()
-	if err != nil || len(values) == 0 {
+	values, cj := r.ed.values, r.ed.judgements
+	if len(values) == 0 {
 		return
 	}
-	cj, _ := ed.CategoryJudgements()
 	r.heading(r.l.extractedValues)
 	check := func(f string) cell {
 		if cj == nil {
@@ -452,7 +468,7 @@ func (r *reportWriter) valuesTable(fields []string, docs []docRow, check func(st
 // every document, beyond those of one table.
 func (r *reportWriter) disagreeing(f string, shown []string, has []bool) []bool {
 	odd := make([]bool, len(shown))
-	cj, _ := r.d.Analysis.ExtractedData.CategoryJudgements()
+	cj := r.ed.judgements
 	if cj == nil || cj.Checks[f].Result != profilesvc.CheckFail {
 		return odd
 	}
@@ -541,8 +557,8 @@ func (r *reportWriter) quote(c profilesvc.Object) string {
 		}
 	}
 	if value == "" {
-		if values, err := r.d.Analysis.ExtractedData.ExtractedValues(); err == nil && values[field] != nil {
-			value = fmt.Sprint(values[field])
+		if v := r.ed.values[field]; v != nil {
+			value = fmt.Sprint(v)
 		}
 	}
 	passage := ""

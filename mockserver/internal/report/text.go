@@ -222,14 +222,54 @@ func (ts *typeset) width(text string, f face, size float64) float64 {
 	return float64(sum) * size / 1000
 }
 
-// measure is the width of a line of clean text in style st, in points.
+// measure is the width of a line of clean text in style st, in points:
+// the width pieces gives it, without making them.
 func (ts *typeset) measure(line string, st textStyle) float64 {
-	var buf [8]piece
-	w := 0.0
-	for _, p := range ts.pieces(line, st, buf[:0]) {
-		w += p.width
+	sum, spaces, last := 0.0, 0, face(-1)
+	for i := 0; i < len(line); {
+		if line[i] == ' ' {
+			spaces++
+			i++
+			continue
+		}
+		end := strings.IndexByte(line[i:], ' ')
+		if end < 0 {
+			end = len(line)
+		} else {
+			end += i
+		}
+		w, first, lastOfWord := ts.word(line[i:end], st)
+		if last < 0 {
+			last = first // leading spaces go with the first word
+		}
+		sum += float64(spaces)*ts.space(last, st.size) + w
+		spaces, last, i = 0, lastOfWord, end
 	}
-	return w
+	if last < 0 {
+		last = st.latinFace()
+	}
+	return sum + float64(spaces)*ts.space(last, st.size)
+}
+
+// word measures a word (a run without spaces) of clean text, and returns
+// the faces of its first and last characters.
+func (ts *typeset) word(w string, st textStyle) (float64, face, face) {
+	wf := ts.wordFace(w, st)
+	sum, first, last := 0, face(-1), wf
+	for _, c := range w {
+		f := ts.runeFace(c, wf, st)
+		if first < 0 {
+			first = f
+		}
+		last = f
+		sum += ts.metrics[f].Advance(c)
+	}
+	return float64(sum) * st.size / 1000, first, last
+}
+
+// space is the width of a space in face f at size.
+func (ts *typeset) space(f face, size float64) float64 {
+	return float64(ts.metrics[f].Advance(' ')) * size / 1000
 }
 
 // wrap cleans text and breaks it into lines no wider than width: at
@@ -249,15 +289,14 @@ func (ts *typeset) wrap(text string, width float64, st textStyle) []string {
 	return out
 }
 
-// wrapParagraph appends the lines of one paragraph of clean text.
+// wrapParagraph appends the lines of one paragraph of clean text. It
+// adds up the widths of words and of the spaces between them as measure
+// does, so that each line is as wide as it will be drawn.
 func (ts *typeset) wrapParagraph(para string, width float64, st textStyle, out []string) []string {
-	if ts.measure(para, st) <= width {
-		return append(out, para)
-	}
-	lineStart := 0 // where the line under way starts in para
+	lineStart, lineEnd := 0, 0   // the line under way: para[lineStart:lineEnd]
+	lineW, last := 0.0, face(-1) // its width, and the face of its last character
 	i := 0
 	for i < len(para) {
-		// The spaces before the next word, then the word.
 		wordStart := i
 		for wordStart < len(para) && para[wordStart] == ' ' {
 			wordStart++
@@ -271,32 +310,47 @@ func (ts *typeset) wrapParagraph(para string, width float64, st textStyle, out [
 		} else {
 			wordEnd += wordStart
 		}
-		withWord := ts.measure(para[lineStart:wordEnd], st)
+		w, first, lastOfWord := ts.word(para[wordStart:wordEnd], st)
+		spacesFace := last
+		if spacesFace < 0 {
+			spacesFace = first
+		}
+		with := lineW + float64(wordStart-i)*ts.space(spacesFace, st.size) + w
 		switch {
-		case withWord <= width:
-			i = wordEnd
+		case with <= width:
+			lineEnd, lineW, last, i = wordEnd, with, lastOfWord, wordEnd
 			continue
-		case i > lineStart:
+		case lineEnd > lineStart:
 			// The word goes to the next line.
-			out = append(out, para[lineStart:i])
-			lineStart, i = wordStart, wordStart
+			out = append(out, para[lineStart:lineEnd])
+			lineStart, lineEnd, lineW, last, i = wordStart, wordStart, 0, -1, wordStart
 			continue
 		}
 		// The word alone is wider than a line: break it after a
 		// punctuation mark that joins parts of names (_ - . /), or else
-		// between characters.
-		cut := ts.fit(para[lineStart:wordEnd], width, st)
-		if at := strings.LastIndexAny(para[lineStart:lineStart+cut], "_-./"); at+1 >= cut/3 && at+1 < cut {
-			cut = at + 1
-		}
+		// between characters; the rest is a word of its own.
+		cut := namedBreak(para[lineStart:wordEnd], ts.fit(para[lineStart:wordEnd], width, st))
 		out = append(out, para[lineStart:lineStart+cut])
 		lineStart += cut
-		i = lineStart
+		lineEnd, lineW, last, i = lineStart, 0, -1, lineStart
 	}
-	if lineStart < len(para) {
-		out = append(out, para[lineStart:])
+	if lineEnd > lineStart {
+		out = append(out, para[lineStart:lineEnd])
 	}
 	return out
+}
+
+// namedBreak moves a cut of a word back to just after a punctuation mark
+// that joins the parts of a name (_ - . /), when one leaves a few
+// characters on the line and more than a file extension for the next;
+// otherwise the cut stays.
+func namedBreak(word string, cut int) int {
+	for at := cut - 1; at >= 3; at-- {
+		if strings.IndexByte("_-./", word[at]) >= 0 && at+1 < cut && len(word)-(at+1) > 4 {
+			return at + 1
+		}
+	}
+	return cut
 }
 
 // fit returns how many bytes of text, cut between characters, fit in
