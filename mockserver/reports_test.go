@@ -10,6 +10,7 @@ package mockserver
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -29,6 +30,7 @@ import (
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver/engine"
+	"github.com/profilesvc/profilesvc-go/mockserver/internal/pdftest"
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
 
@@ -535,4 +537,49 @@ func pdfTKeys(m map[reportVariant][]byte) []reportVariant {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestPDFReportOfAnotherAnalyzer checks that the Korean report of an
+// analysis another analyzer made says in Korean what the engine wrote and
+// shows the rest as given: an analyzer that runs the engine and changes
+// one finding, and one that writes its own result.
+func TestPDFReportOfAnotherAnalyzer(t *testing.T) {
+	const changed = "Checked by the test's own analyzer."
+	for _, tc := range []struct {
+		name     string
+		analyzer Analyzer
+		want     []string
+		not      []string
+	}{
+		{"the engine's result, one finding changed", func(ctx context.Context, in AnalysisInput) (AnalysisResult, error) {
+			res, err := engine.Default(ctx, in)
+			for i := range res.Findings {
+				if res.Findings[i].Category == "check_document_expiry" {
+					res.Findings[i].Details = changed
+				}
+			}
+			return res, err
+		}, []string{changed, "신원 교차 확인", "한 문서에만 나타난 항목:", "문서 2건을 검토하고 결정을 정리했습니다."},
+			[]string{"Reviewed 2 documents"}},
+		{"a result of its own", func(context.Context, AnalysisInput) (AnalysisResult, error) {
+			return AnalysisResult{RiskAssessment: profilesvc.RiskAssessment{RiskScore: 5, RiskFactors: []string{"a factor of the test's"}},
+				Findings:        []profilesvc.Finding{{Category: "custom_check", Result: profilesvc.FindingPassed, Details: changed, SortOrder: 1}},
+				Recommendations: []profilesvc.Recommendation{{Content: "Nothing to do.", Priority: 3, SortOrder: 1}}}, nil
+		}, []string{changed, "• a factor of the test's", "Custom check", "Nothing to do.", "passport.txt", "bank_statement.txt"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := pdfTNewFixture(t, pdfTProfileName, WithAnalyzer(tc.analyzer))
+			text := pdftest.Norm(pdftest.Transcript(t, pdfTWantPDF(t, f.srv, f.id, "locale=ko")))
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("the Korean report lacks %q", w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(text, n) {
+					t.Errorf("the Korean report has %q", n)
+				}
+			}
+		})
+	}
 }

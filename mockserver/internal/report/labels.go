@@ -17,26 +17,26 @@ import (
 type reportLabels struct {
 	lang string
 
-	title, subtitle                                            string
-	profile, analysisID, workflow, requested, completed        string
-	status, verification                                       string
-	subject, subjectNote, identityValue, agreedValue           string
-	riskAssessment, riskLevel, riskScore, riskFactors          string
-	noFactors                                                  string
-	reviewResult, finalAction, actionReason, riskReason        string
-	findings, check, result, details                           string
-	evidence, evidenceNote, noEvidence, toolCall               string
-	recommendations, priority, recommendation                  string
-	documentsReviewed, document, detectedAs, uploaded, size    string
-	fingerprint, readable, valid, notValid, reason, yes, no    string
-	extractedValues, field, judgement, valuesNote              string
-	overall, checkLegend                                       string
-	documentValidations                                        string
-	auditTrail, step, category, started, duration              string
-	signOff, reviewer, date, decision, signature, requestDocs  string
-	appendix, appendixNote, rawExtracted, rawActions           string
-	page, footer, none, notYet, oneDocument, notShown, unknown string
-	onlyIn                                                     string // a format: the one document that shows a value
+	title, subtitle                                           string
+	profile, analysisID, workflow, requested, completed       string
+	status, verification                                      string
+	subject, subjectNote, identityValue, agreedValue          string
+	riskAssessment, riskLevel, riskScore, riskFactors         string
+	noFactors                                                 string
+	reviewResult, finalAction, actionReason, riskReason       string
+	findings, check, result, details                          string
+	evidence, evidenceNote, noEvidence, toolCall              string
+	recommendations, priority, recommendation                 string
+	documentsReviewed, document, detectedAs, uploaded, size   string
+	fingerprint, readable, valid, notValid, reason, yes, no   string
+	extractedValues, field, judgement, valuesNote             string
+	overall, checkLegend                                      string
+	documentValidations                                       string
+	auditTrail, step, category, started, duration             string
+	signOff, reviewer, date, decision, signature, requestDocs string
+	appendix, appendixNote, rawExtracted, rawActions          string
+	footer, none, notYet, notShown, unknown                   string
+	onlyIn                                                    string // a format: the one document that shows a value
 
 	levels, results, steps, actions, statuses, verifications, checkResults map[string]string
 	itemTypes, priorities, toolStatuses                                    map[string]string
@@ -90,8 +90,8 @@ var englishLabels = reportLabels{
 	appendixNote: "The analysis's extracted data and raw action results, as the service returns them (in English). " +
 		"A line too long for the page continues on the next, after →.",
 	rawExtracted: "Extracted data", rawActions: "Raw action results",
-	page: "Page", footer: "Confidential, prepared for compliance review", none: "None.", notYet: "not yet",
-	oneDocument: "one document", notShown: "—", unknown: "—", onlyIn: "only in %s",
+	footer: "Confidential, prepared for compliance review", none: "None.", notYet: "not yet",
+	notShown: "—", unknown: "—", onlyIn: "only in %s",
 	levels:        map[string]string{"low": "Low", "medium": "Medium", "high": "High"},
 	results:       map[string]string{"passed": "Passed", "warning": "Warning", "failed": "Failed"},
 	steps:         map[string]string{"passed": "Passed", "needs_review": "Warning", "failed": "Failed"},
@@ -172,8 +172,8 @@ var koreanLabels = reportLabels{
 	appendix:     "부록: 원시 데이터",
 	appendixNote: "서비스가 반환하는 그대로의 추출 데이터와 작업별 원시 결과입니다(영문). 한 줄에 들어가지 않는 내용은 다음 줄의 → 뒤에 이어집니다.",
 	rawExtracted: "추출 데이터", rawActions: "작업별 원시 결과",
-	page: "페이지", footer: "대외비, 컴플라이언스 검토용", none: "없음.", notYet: "미완료",
-	oneDocument: "문서 1건", notShown: "—", unknown: "—", onlyIn: "%s에만 있음",
+	footer: "대외비, 컴플라이언스 검토용", none: "없음.", notYet: "미완료",
+	notShown: "—", unknown: "—", onlyIn: "%s에만 있음",
 	levels:        map[string]string{"low": "낮음", "medium": "보통", "high": "높음"},
 	results:       map[string]string{"passed": "통과", "warning": "주의", "failed": "실패"},
 	steps:         map[string]string{"passed": "통과", "needs_review": "주의", "failed": "실패"},
@@ -315,16 +315,19 @@ func (l *reportLabels) actionList(as []string) string {
 func (l *reportLabels) categoryName(c string) string { return word(l.categories, c) }
 
 // validationName is a key of document_validations as a table shows it:
-// its document type, and its number from the second of a type.
+// the engine's keys by their document type, with the number it gives from
+// the second document of a type ("passport_2"); others as words.
 func (l *reportLabels) validationName(key string) string {
+	if _, ok := l.kinds[key]; ok {
+		return capital(l.kindName(key))
+	}
 	if i := strings.LastIndexByte(key, '_'); i > 0 {
-		if n := key[i+1:]; n != "" && strings.Trim(n, "0123456789") == "" {
-			if _, ok := l.kinds[key[:i]]; ok {
-				return capital(l.kindName(key[:i])) + " " + n
-			}
+		n := key[i+1:]
+		if _, ok := l.kinds[key[:i]]; ok && n != "" && n[0] != '0' && n != "1" && strings.Trim(n, "0123456789") == "" {
+			return capital(l.kindName(key[:i])) + " " + n
 		}
 	}
-	return capital(l.kindName(key))
+	return capital(humanize(key))
 }
 
 // workflowName is a workflow's name in the report's language: the mock's

@@ -149,8 +149,9 @@ func render(d Data, drawn func(DrawnText)) ([]byte, error) {
 }
 
 // DrawnText is a piece of text a report draws, where and how it draws it:
-// its page, from 1, its font's family and size, the upper left corner of
-// its line and its width, in points, its colour and its text.
+// its page, from 1, its font's family and size, where gopdf places it
+// (x, and the top of the face's ascender) and its width, in points, its
+// colour and its text.
 type DrawnText struct {
 	Page              int
 	Family            string

@@ -117,8 +117,8 @@ var identityFields = []string{"full_name", "date_of_birth", "nationality", "docu
 // documents show, with whether they agree on each.
 func (r *reportWriter) subjectSection() {
 	r.heading(r.l.subject)
-	r.text(marginX, r.y, r.d.ProfileName, textStyle{size: 13, bold: true, color: colInk})
-	r.y += 20
+	r.paragraph(r.d.ProfileName, marginX, textStyle{size: 13, bold: true, color: colInk})
+	r.y += 3
 	values, cj := r.ed.values, r.ed.judgements
 	var rows []row
 	for _, f := range identityFields {
@@ -340,9 +340,46 @@ func (r *reportWriter) documentsSection() {
 	}
 	r.table([]column{{r.l.document, 0.24}, {r.l.detectedAs, 0.15}, {r.l.uploaded, 0.18}, {r.l.size, 0.08},
 		{r.l.fingerprint, 0.15}, {r.l.readable, 0.10}, {r.l.valid, 0.10}}, rows)
-	if !r.haveDocFacts() && len(dv) > 0 {
+	if !r.factsNameValidations(dv) {
 		r.validationsTable(dv)
 	}
+}
+
+// factsNameValidations reports whether the engine's facts name the
+// document of every entry of document_validations, so that the documents'
+// table shows them all.
+func (r *reportWriter) factsNameValidations(dv profilesvc.DocumentValidations) bool {
+	if !r.haveDocFacts() {
+		return len(dv) == 0
+	}
+	for k := range dv {
+		named := false
+		for _, d := range r.docs {
+			named = named || d.facts.ValidationKey == k
+		}
+		if !named {
+			return false
+		}
+	}
+	return true
+}
+
+// factsShowValues reports whether the engine's facts of the documents
+// hold every value the analysis extracted, so that they can stand side by
+// side for it.
+func (r *reportWriter) factsShowValues() bool {
+	if !r.haveDocFacts() {
+		return false
+	}
+	for f, v := range r.ed.values {
+		if v == nil {
+			continue
+		}
+		if len(r.holders(f)) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // validationsTable shows document_validations as the analysis has them,
@@ -402,7 +439,7 @@ func (r *reportWriter) valuesSection() {
 		return cell{text: word(r.l.checkResults, string(c.Result)), chip: string(c.Result)}
 	}
 	fields := sortedKeys(values)
-	if !r.haveDocFacts() {
+	if !r.factsShowValues() {
 		var rows []row
 		for _, f := range fields {
 			v := r.l.notShown
