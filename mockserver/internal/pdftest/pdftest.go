@@ -1,8 +1,9 @@
 // Package pdftest makes and reads PDFs for the tests of the mock server,
 // its report and its document reading: small text PDFs built by hand
-// (Minimal, Lines), strict validation with pdfcpu (Validate), and the text
-// of each page as ledongthuc/pdf reads it (Pages, Text). Each helper fails
-// the test on error.
+// (Minimal, Lines), strict validation with pdfcpu (Validate), the text of
+// each page as ledongthuc/pdf reads it (Pages, Text), and the text as a
+// reader sees it, a row to each baseline (Rows, Transcript). Each helper
+// fails the test on error.
 package pdftest
 
 import (
