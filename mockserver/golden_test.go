@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +27,7 @@ import (
 // and a fake clock, and the text of an English and a Korean report: any
 // change of an answer shows as a diff. Regenerate them with
 //
-//	go test ./mockserver -run TestGolden -update
+//	go test ./mockserver -run TestGolden -args -update
 
 // goldenUpdate reports whether -update was given: the flag is defined by
 // the package's internal tests, which share this test binary.
@@ -280,23 +279,13 @@ func goldenReportText(t *testing.T, name string, pdf []byte) {
 	}
 }
 
-// goldenPDFRows is the text of a PDF a line to each piece of text the
-// page draws (a cell, a line of a paragraph), with a line between pages:
-// a change of the report shows as a change of the lines it touches.
+// goldenPDFRows is the text of a PDF a line to each row of text as a
+// reader sees it, with a line between pages (pdftest.Transcript): a change
+// of the report shows as a change of the rows it touches.
 func goldenPDFRows(t *testing.T, pdf []byte) string {
 	t.Helper()
 	pdftest.Validate(t, pdf)
-	var b strings.Builder
-	for i, page := range pdftest.Pages(t, pdf) {
-		fmt.Fprintf(&b, "--- page %d\n", i+1)
-		for _, line := range strings.Split(page, "\n") {
-			if line = strings.TrimSpace(line); line != "" {
-				b.WriteString(line)
-				b.WriteByte('\n')
-			}
-		}
-	}
-	return b.String()
+	return pdftest.Transcript(t, pdf)
 }
 
 // goldenNoStrays fails on a golden file the walk no longer writes.

@@ -9,6 +9,8 @@ package mockserver
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -168,6 +170,7 @@ type reportFixture struct {
 	profile  *profilesvc.Profile
 	id       string
 	analysis *profilesvc.Analysis
+	docs     [][2]string // the documents analysed: names and texts
 }
 
 // newReportFixture starts a manual server on a fake clock with a fixed ID
@@ -189,8 +192,14 @@ func newReportFixtureOf(t *testing.T, profileName string, docs [][2]string, opts
 	fid := p.Folders[0].ID
 	var itemIDs []string
 	for _, doc := range docs {
-		it, err := srv.AddTextItem(fid, doc[0], doc[1])
-		require.NoError(t, err, "AddTextItem")
+		add := srv.AddTextItem
+		if fixtureIsImage(doc[0]) {
+			add = func(folderID, name, data string) (*profilesvc.Item, error) {
+				return srv.AddFileItem(folderID, name, []byte(data))
+			}
+		}
+		it, err := add(fid, doc[0], doc[1])
+		require.NoError(t, err, "adding %s", doc[0])
 		itemIDs = append(itemIDs, it.ID)
 	}
 	id := startOverHTTP(t, srv, p.ID, itemIDs...)
@@ -202,16 +211,52 @@ func newReportFixtureOf(t *testing.T, profileName string, docs [][2]string, opts
 	require.True(t, a.CompletedAt != nil && a.CompletedAt.Equal(fixtureStart.Add(fixtureRunTime)), "completedAt = %v, want %v", a.CompletedAt, fixtureStart.Add(fixtureRunTime))
 	require.True(t, a.RiskAssessment != nil && len(a.Findings) > 0 && len(a.Recommendations) > 0,
 		"the fixture's analysis needs a risk assessment, findings and recommendations: %+v", a)
-	return &reportFixture{srv: srv, clock: clock, profile: p, id: id, analysis: a}
+	return &reportFixture{srv: srv, clock: clock, profile: p, id: id, analysis: a, docs: docs}
+}
+
+// fixtureIsImage reports whether a fixture's document is a PNG image,
+// which is uploaded as a file; the others are text items.
+func fixtureIsImage(name string) bool { return strings.HasSuffix(name, ".png") }
+
+// fixtureMismatchDocs are documents that disagree: a passport that has
+// expired, a bank statement with another date of birth, a utility bill
+// that agrees with the passport, and a photograph no text can be read
+// from.
+var fixtureMismatchDocs = [][2]string{
+	{"passport.txt", "PASSPORT\nFull Name: Kim Min-jun\nDate of Birth: 1988-11-02\nNationality: Korean\nPassport Number: M12345678\nExpiry Date: 2020-05-01\n"},
+	{"bank_statement.txt", "BANK STATEMENT\nAccount Holder: Kim Min-jun\nDate of Birth: 1989-11-02\nAddress: 7 Sejong-daero, Seoul\nAccount Number: 110-234-567890\n"},
+	{"utility_bill.txt", "UTILITY BILL\nElectricity\nCustomer Name: Kim Min-jun\nDate of Birth: 02/11/1988\nAddress: 7 Sejong-daero, Seoul\n"},
+	{"selfie.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00"},
 }
 
 // reportDataOf is what the report of the fixture's analysis must show: the
-// analysis, its profile's name, the default workflow and the default
-// engine's risk thresholds.
-func reportDataOf(f *reportFixture, locale string, raw bool) report.Data {
-	return report.Data{Analysis: *f.analysis, ProfileName: f.profile.Name, WorkflowID: DefaultWorkflowID,
+// analysis, its profile's name, the default workflow, the default
+// engine's risk thresholds, the documents as uploaded (created at the
+// clock's start) with the size and digest of their bytes, and the facts
+// the engine gives of the analysis's input.
+func reportDataOf(t *testing.T, f *reportFixture, locale string, raw bool) report.Data {
+	t.Helper()
+	d := report.Data{Analysis: *f.analysis, ProfileName: f.profile.Name, WorkflowID: DefaultWorkflowID,
 		WorkflowName: DefaultWorkflow().Name, Locale: locale, RawData: raw,
 		MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom}
+	require.Len(t, f.analysis.TargetItems, len(f.docs), "the analysis's target items, against the fixture's documents")
+	for i, ti := range f.analysis.TargetItems {
+		sum := sha256.Sum256([]byte(f.docs[i][1]))
+		typ, ct := profilesvc.ItemText, "text/plain"
+		if fixtureIsImage(f.docs[i][0]) {
+			typ, ct = profilesvc.ItemFile, "image/png"
+		}
+		d.Documents = append(d.Documents, report.Document{ItemID: ti.ItemID, Name: f.docs[i][0], Type: typ,
+			ContentType: ct, UploadedAt: fixtureStart, Size: int64(len(f.docs[i][1])), SHA256: hex.EncodeToString(sum[:])})
+	}
+	f.srv.store.tenantMu.Lock()
+	in := f.srv.store.st.analyses[f.id].input
+	f.srv.store.tenantMu.Unlock()
+	in.AnalysisID = f.id
+	res, err := engine.Default(t.Context(), in)
+	require.NoError(t, err, "engine.Default")
+	d.Facts = res.Facts
+	return d
 }
 
 // getReport downloads a report; query is "" or "locale=ko&...".

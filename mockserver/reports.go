@@ -2,6 +2,8 @@ package mockserver
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -61,13 +63,27 @@ func renderReport(t *Tenant, id string, v reportVariant) ([]byte, *apiError) {
 	pdf, err := t.renders.do(key, func() ([]byte, error) {
 		return reportpdf.Render(reportpdf.Data{Analysis: src.analysis, WorkflowID: src.workflowID, WorkflowName: src.workflowName,
 			ProfileName: src.profileName, Locale: v.locale, RawData: v.rawData,
-			MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom})
+			MediumRiskFrom: engine.MediumRiskFrom, HighRiskFrom: engine.HighRiskFrom,
+			Documents: reportDocuments(src.items), Facts: src.facts})
 	})
 	if err != nil {
 		return nil, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the report could not be rendered: %v", err)
 	}
 	t.store.keepReport(id, v, src.version, pdf)
 	return pdf, nil
+}
+
+// reportDocuments describes the analysed items for the report, with the
+// size and SHA-256 digest of their bytes, read outside the lock: the
+// store never changes an item's bytes in place.
+func reportDocuments(items []InputItem) []reportpdf.Document {
+	out := make([]reportpdf.Document, len(items))
+	for i, it := range items {
+		sum := sha256.Sum256(it.Data)
+		out[i] = reportpdf.Document{ItemID: it.ID, Name: it.Name, Type: it.Type, ContentType: it.ContentType,
+			UploadedAt: it.CreatedAt, Size: int64(len(it.Data)), SHA256: hex.EncodeToString(sum[:])}
+	}
+	return out
 }
 
 // flightKey names one rendering: a variant of an analysis as it stands.

@@ -9,6 +9,7 @@ package mockserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -24,6 +25,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
+	"github.com/profilesvc/profilesvc-go/mockserver/internal/pdftest"
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
 
@@ -60,7 +63,7 @@ func TestPDFReportVariants(t *testing.T) {
 					got := wantPDF(t, f.srv, f.id, q)
 					query, err := url.ParseQuery(q)
 					require.NoError(t, err)
-					want, err := report.Render(reportDataOf(f, query.Get("locale"), query.Get("includeRawData") == "true"))
+					want, err := report.Render(reportDataOf(t, f, query.Get("locale"), query.Get("includeRawData") == "true"))
 					require.NoError(t, err, "report.Render")
 					require.True(t, bytes.Equal(got, want), "the served report differs from report.Render's: %d and %d bytes, first difference at byte %d",
 						len(got), len(want), firstDiff(got, want))
@@ -89,13 +92,19 @@ func TestReportFixtures(t *testing.T) {
 		// The analysis of a passport and a bank statement that the report
 		// tests here run, and most of package report's.
 		{"analysis.json", func(t *testing.T) report.Data {
-			return reportDataOf(newReportFixture(t, fixtureProfileName), "", false)
+			return reportDataOf(t, newReportFixture(t, fixtureProfileName), "", false)
 		}},
 		// A typical analysis, for package report's benchmark: a passport,
 		// a bank statement and a utility bill.
 		{"typical.json", func(t *testing.T) report.Data {
 			f := newReportFixtureOf(t, "Jane Doe", append(slices.Clone(fixtureDocs), [2]string{"utility_bill.txt", fixtureBill}))
-			return reportDataOf(f, "", false)
+			return reportDataOf(t, f, "", false)
+		}},
+		// An analysis whose documents disagree, one of them expired and
+		// one unreadable: failed checks, marked values, invalid
+		// documents.
+		{"mismatch.json", func(t *testing.T) report.Data {
+			return reportDataOf(t, newReportFixtureOf(t, "김민준 Kim Min-jun", fixtureMismatchDocs), "", false)
 		}},
 	} {
 		t.Run(fx.file, func(t *testing.T) {
@@ -224,4 +233,66 @@ func variantsOf(m map[reportVariant][]byte) []reportVariant {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestPDFReportOfAnotherAnalyzer checks that the Korean report of an
+// analysis another analyzer made says in Korean what the engine wrote and
+// shows the rest as given: an analyzer that runs the engine and changes
+// one finding, and one that writes its own result.
+func TestPDFReportOfAnotherAnalyzer(t *testing.T) {
+	const changed = "Checked by the test's own analyzer."
+	for _, tc := range []struct {
+		name     string
+		analyzer Analyzer
+		want     []string
+		not      []string
+	}{
+		{"the engine's result, one finding changed", func(ctx context.Context, in AnalysisInput) (AnalysisResult, error) {
+			res, err := engine.Default(ctx, in)
+			for i := range res.Findings {
+				if res.Findings[i].Category == "check_document_expiry" {
+					res.Findings[i].Details = changed
+				}
+			}
+			return res, err
+		}, []string{changed, "신원 교차 확인", "한 문서에만 나타난 항목:", "문서 2건을 검토하고 결정을 정리했습니다."},
+			[]string{"Reviewed 2 documents"}},
+		{"a result of its own", func(context.Context, AnalysisInput) (AnalysisResult, error) {
+			return AnalysisResult{RiskAssessment: profilesvc.RiskAssessment{RiskScore: 5, RiskFactors: []string{"a factor of the test's"}},
+				Findings:        []profilesvc.Finding{{Category: "custom_check", Result: profilesvc.FindingPassed, Details: changed, SortOrder: 1}},
+				Recommendations: []profilesvc.Recommendation{{Content: "Nothing to do.", Priority: 3, SortOrder: 1}}}, nil
+		}, []string{changed, "• a factor of the test's", "Custom check", "Nothing to do.", "passport.txt", "bank_statement.txt"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newReportFixture(t, fixtureProfileName, WithAnalyzer(tc.analyzer))
+			text := pdftest.Norm(pdftest.Transcript(t, wantPDF(t, f.srv, f.id, "locale=ko")))
+			for _, w := range tc.want {
+				assert.Contains(t, text, w, "the Korean report")
+			}
+			for _, n := range tc.not {
+				assert.NotContains(t, text, n, "the Korean report")
+			}
+		})
+	}
+}
+
+// TestPDFReportAfterRestore checks that a snapshot keeps what a report
+// needs: a server restored from one, through its JSON, serves the same
+// bytes as the server it was taken from, in both languages.
+func TestPDFReportAfterRestore(t *testing.T) {
+	f := newReportFixture(t, fixtureProfileName)
+	snap, err := f.srv.Snapshot()
+	require.NoError(t, err, "Snapshot")
+	encoded, err := json.Marshal(snap)
+	require.NoError(t, err, "encoding the snapshot")
+	var decoded Snapshot
+	require.NoError(t, json.Unmarshal(encoded, &decoded), "decoding the snapshot")
+	other := NewTest(t, WithManualAnalyses(), WithClock(f.clock))
+	require.NoError(t, other.Restore(&decoded), "Restore")
+	for _, q := range []string{"locale=en&includeRawData=true", "locale=ko", "locale=ko&includeRawData=true"} {
+		want := wantPDF(t, f.srv, f.id, q)
+		got := wantPDF(t, other, f.id, q)
+		assert.True(t, bytes.Equal(got, want), "?%s: the restored server's report differs: %d and %d bytes, first difference at byte %d",
+			q, len(got), len(want), firstDiff(got, want))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 	"io/fs"
 	"net/http"
 	"os"
@@ -88,6 +89,9 @@ type snapshotAnalysis struct {
 	DurationMs  int64           `json:"durationMs"`
 	Stuck       bool            `json:"stuck,omitempty"`
 	ReportDelay int64           `json:"reportDelayMs,omitempty"`
+	// Facts are what the engine's sentences say, for the report in
+	// either language.
+	Facts engine.Facts `json:"facts,omitzero"`
 }
 
 // MarshalJSON encodes the snapshot.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 )
 
 // The store holds a tenant's records and is the only code that takes the
@@ -90,7 +91,8 @@ type analysisRec struct {
 	changed     chan struct{} // closed and replaced at every change
 	version     int64         // bumped at every change
 	reports     map[reportVariant]renderedReport
-	encoded     []byte // cached JSON of a, cleared at every change
+	encoded     []byte       // cached JSON of a, cleared at every change
+	facts       engine.Facts // the engine's facts of a's sentences, for the report
 }
 
 // renderedReport is a report kept with its analysis, with the version of

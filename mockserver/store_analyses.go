@@ -143,6 +143,7 @@ func (st *state) analysisInput(p *profileRec, items []*itemRec, spec analysisSpe
 		in.Items = append(in.Items, InputItem{
 			ID: it.id, Name: it.name, Type: it.typ, Metadata: it.metadata,
 			ContentType: it.detected.ContentType, Text: it.text, Readable: it.readable, Data: it.data,
+			CreatedAt: it.createdAt,
 		})
 	}
 	return in
@@ -195,6 +196,7 @@ func (st *state) finish(id string, in AnalysisInput, res AnalysisResult, runErr 
 	for i := range a.Findings {
 		a.Findings[i].ID = st.ids.next("af_")
 	}
+	rec.facts = res.Facts
 	a.Recommendations = res.Recommendations
 	for i := range a.Recommendations {
 		a.Recommendations[i].ID = st.ids.next("ar_")
@@ -421,7 +423,8 @@ func (s *store) reportInput(id string, v reportVariant) (reportSource, []byte, *
 			"analysis %q has completed, and its report is being generated", id)
 	}
 	src := reportSource{analysis: rec.a, workflowID: rec.input.Workflow.ID, workflowName: rec.input.Workflow.Name,
-		profileName: rec.input.Profile.Name, version: reportVersion{analysis: rec.version}}
+		profileName: rec.input.Profile.Name, version: reportVersion{analysis: rec.version},
+		items: rec.input.Items, facts: rec.facts}
 	if p := s.st.profiles[rec.a.ProfileID]; p != nil {
 		src.profileName, src.version.profile = p.name, p.version
 	}
@@ -452,6 +455,8 @@ type reportSource struct {
 	workflowID, workflowName string
 	profileName              string
 	version                  reportVersion
+	items                    []InputItem  // the analysed items, sharing their bytes
+	facts                    engine.Facts // the engine's, never changed once kept
 }
 
 func analysisNotFound(id string) *apiError {

@@ -48,7 +48,7 @@ func (s *store) snapshot() (snapshotData, error) {
 			in.Items[i].Data = nil // the item's, restored from it
 		}
 		d.Analyses = append(d.Analyses, snapshotAnalysis{Analysis: raw, Seq: rec.seq, Input: in,
-			DurationMs: rec.duration.Milliseconds(), Stuck: rec.stuck, ReportDelay: rec.reportDelay.Milliseconds()})
+			DurationMs: rec.duration.Milliseconds(), Stuck: rec.stuck, ReportDelay: rec.reportDelay.Milliseconds(), Facts: rec.facts})
 	}
 	return d, nil
 }
@@ -105,7 +105,7 @@ func stateOfSnapshot(d snapshotData) (*state, error) {
 	}
 	for _, sa := range d.Analyses {
 		rec := &analysisRec{seq: sa.Seq, input: sa.Input, duration: time.Duration(sa.DurationMs) * time.Millisecond,
-			stuck: sa.Stuck, reportDelay: time.Duration(sa.ReportDelay) * time.Millisecond,
+			stuck: sa.Stuck, reportDelay: time.Duration(sa.ReportDelay) * time.Millisecond, facts: sa.Facts,
 			changed: make(chan struct{}), reports: map[reportVariant]renderedReport{}}
 		if err := json.Unmarshal(sa.Analysis, &rec.a); err != nil {
 			return nil, fmt.Errorf("mockserver: restoring an analysis: %w", err)

@@ -23,15 +23,17 @@ func (r *run) compareFields() {
 		r.judgements[f+"_check_result"] = res
 		r.judgements[f+"_check_reason"] = reason
 	}
-	overall, overallReason := profilesvc.CheckPass, "Every value shown by more than one document agrees."
+	overall, reason, fact := profilesvc.CheckPass, "Every value shown by more than one document agrees.", Fact{Key: factAllAgree}
 	switch {
 	case len(r.fails) > 0:
-		overall, overallReason = profilesvc.CheckFail, "The documents disagree on "+labels(r.fails)+"."
+		overall, reason = profilesvc.CheckFail, "The documents disagree on "+labels(r.fails)+"."
+		fact = Fact{Key: factDisagree, Fields: r.fails}
 	case len(r.reviews) > 0:
-		overall, overallReason = profilesvc.CheckNeedsReview, "These values could not be confirmed by a second document: "+labels(r.reviews)+"."
+		overall, reason = profilesvc.CheckNeedsReview, "These values could not be confirmed by a second document: "+labels(r.reviews)+"."
+		fact = Fact{Key: factUnconfirmed, Fields: r.reviews}
 	}
 	r.judgements["overall_consistency_result"] = overall
-	r.judgements["overall_consistency_reason"] = overallReason
+	r.judgements["overall_consistency_reason"] = r.say(reason, fact)
 }
 
 // compareField sets the extracted value of field f and judges it: pass
@@ -47,23 +49,29 @@ func (r *run) compareField(f string) (profilesvc.CheckResult, string) {
 	switch len(holders) {
 	case 0:
 		r.extracted[f] = nil
-		return profilesvc.CheckUnverifiable, fmt.Sprintf("No document shows %s.", label(f))
+		return profilesvc.CheckUnverifiable, r.say(fmt.Sprintf("No document shows %s.", label(f)),
+			Fact{Key: factFieldNone, Fields: []string{f}})
 	case 1:
 		r.extracted[f] = holders[0].values[f]
-		return profilesvc.CheckNeedsReview, fmt.Sprintf("Only %s shows %s; nothing to compare it with.", holders[0].item.Name, label(f))
+		name := holders[0].item.Name
+		return profilesvc.CheckNeedsReview, r.say(fmt.Sprintf("Only %s shows %s; nothing to compare it with.", name, label(f)),
+			Fact{Key: factFieldOne, Fields: []string{f}, Documents: []string{name}})
 	}
 	r.extracted[f] = holders[0].values[f]
 	first := normValue(f, holders[0].values[f])
 	agree := true
-	var diff []string
+	var diff, names, values []string
 	for _, d := range holders {
 		diff = append(diff, fmt.Sprintf("%s: %q", d.item.Name, d.values[f]))
+		names, values = append(names, d.item.Name), append(values, d.values[f])
 		if normValue(f, d.values[f]) != first {
 			agree = false
 		}
 	}
 	if agree {
-		return profilesvc.CheckPass, fmt.Sprintf("%d documents agree on %s.", len(holders), label(f))
+		return profilesvc.CheckPass, r.say(fmt.Sprintf("%d documents agree on %s.", len(holders), label(f)),
+			Fact{Key: factFieldAgree, Fields: []string{f}, Numbers: []int{len(holders)}})
 	}
-	return profilesvc.CheckFail, fmt.Sprintf("The documents disagree on %s (%s).", label(f), strings.Join(diff, "; "))
+	return profilesvc.CheckFail, r.say(fmt.Sprintf("The documents disagree on %s (%s).", label(f), strings.Join(diff, "; ")),
+		Fact{Key: factFieldDiffer, Fields: []string{f}, Documents: names, Values: values})
 }

@@ -46,23 +46,23 @@ func (r *run) grade() {
 	r.score = float64(min(100, riskPerFailure*len(r.failed)+riskPerWarning*len(r.warned)))
 	r.factors = []string{}
 	for _, f := range r.failed {
-		r.factors = append(r.factors, "failed: "+f)
+		r.factors = append(r.factors, r.say("failed: "+f, Fact{Key: factRiskFailed, Actions: []string{f}}))
 	}
 	for _, w := range r.warned {
-		r.factors = append(r.factors, "warning: "+w)
+		r.factors = append(r.factors, r.say("warning: "+w, Fact{Key: factRiskWarning, Actions: []string{w}}))
 	}
 	if v := ParseScript(r.in).Risk; v != "" {
 		if s, ok := scriptedScores[profilesvc.RiskLevel(v)]; ok {
 			r.score = s
 		}
-		r.factors = append(r.factors, "scripted outcome: mock:risk="+v)
+		r.factors = append(r.factors, r.say("scripted outcome: mock:risk="+v, Fact{Key: factRiskScripted, Values: []string{v}}))
 	}
 	r.level = riskLevel(r.score)
 	res := &r.res
 	res.RiskAssessment = profilesvc.RiskAssessment{RiskLevel: r.level, RiskScore: r.score, RiskFactors: r.factors}
 	if len(res.Recommendations) == 0 {
 		res.Recommendations = append(res.Recommendations, profilesvc.Recommendation{
-			Content: "No issue found: the profile can be approved.", Priority: 3})
+			Content: r.say("No issue found: the profile can be approved.", Fact{Key: factRecNoIssue}), Priority: 3})
 	}
 	sort.SliceStable(res.Recommendations, func(i, j int) bool { return res.Recommendations[i].Priority < res.Recommendations[j].Priority })
 	for i := range res.Recommendations {
@@ -73,16 +73,21 @@ func (r *run) grade() {
 // decide is the sixth step: low risk approves, medium asks for manual
 // review, high rejects; then the policy flags and the next steps.
 func (r *run) decide() {
-	r.action, r.actionReason = profilesvc.ActionApprove, "Every check passed or raised only minor warnings."
+	r.action = profilesvc.ActionApprove
+	reason, fact := "Every check passed or raised only minor warnings.", Fact{Key: factDecideApprove}
 	switch r.level {
 	case profilesvc.RiskMedium:
-		r.action, r.actionReason = profilesvc.ActionManualReview, "Some checks need a person's review: "+strings.Join(append(append([]string{}, r.failed...), r.warned...), ", ")+"."
+		flagged := append(append([]string{}, r.failed...), r.warned...)
+		r.action = profilesvc.ActionManualReview
+		reason, fact = "Some checks need a person's review: "+strings.Join(flagged, ", ")+".", Fact{Key: factDecideReview, Actions: flagged}
 	case profilesvc.RiskHigh:
-		r.action, r.actionReason = profilesvc.ActionReject, "Several checks failed: "+strings.Join(r.failed, ", ")+"."
+		r.action = profilesvc.ActionReject
+		reason, fact = "Several checks failed: "+strings.Join(r.failed, ", ")+".", Fact{Key: factDecideReject, Actions: r.failed}
 	}
 	if len(r.failed) == 0 && r.level == profilesvc.RiskHigh {
-		r.actionReason = "The risk was scripted as high."
+		reason, fact = "The risk was scripted as high.", Fact{Key: factDecideScript}
 	}
+	r.actionReason = r.say(reason, fact)
 	r.flags = []string{}
 	for _, f := range r.fails {
 		r.flags = append(r.flags, "data_mismatch:"+f)
@@ -107,5 +112,6 @@ func (r *run) decide() {
 
 // riskReason explains the risk level.
 func (r *run) riskReason() string {
-	return fmt.Sprintf("Risk score %.0f of 100 from %d failed and %d warning checks.", r.score, len(r.failed), len(r.warned))
+	return r.say(fmt.Sprintf("Risk score %.0f of 100 from %d failed and %d warning checks.", r.score, len(r.failed), len(r.warned)),
+		Fact{Key: factRiskBasis, Numbers: []int{int(r.score), len(r.failed), len(r.warned)}})
 }

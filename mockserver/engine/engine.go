@@ -72,6 +72,9 @@ type run struct {
 	actionReason string
 	flags        []string
 	steps        []string
+
+	// every step: what the sentences it writes say
+	facts Facts
 }
 
 // newRun starts an analysis of in: it reads the fields its schema asks

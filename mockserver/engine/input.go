@@ -35,4 +35,6 @@ type Document struct {
 	Readable bool
 	// Data is the original bytes.
 	Data []byte
+	// CreatedAt is when the item was uploaded or created.
+	CreatedAt time.Time
 }

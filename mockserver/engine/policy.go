@@ -154,9 +154,10 @@ func stepDuration(action string, docs int) int64 {
 // schema asks for a document number and no identity document is among
 // them.
 func (r *run) classifyDocuments(PolicyAction) outcome {
-	var kinds, odd []string
+	var kinds, odd, names, kindKeys []string
 	for _, d := range r.docs {
 		kinds = append(kinds, fmt.Sprintf("%s: %s", d.item.Name, label(d.kind)))
+		names, kindKeys = append(names, d.item.Name), append(kindKeys, d.kind)
 		if !d.item.Readable || d.kind == "document" {
 			odd = append(odd, d.item.Name)
 		}
@@ -164,16 +165,22 @@ func (r *run) classifyDocuments(PolicyAction) outcome {
 	o := outcome{result: profilesvc.FindingPassed, answer: strings.Join(kinds, "; ") + ".",
 		reasoning: "Read each document's title and wording to tell its type."}
 	o.details = fmt.Sprintf("%d documents classified: %s.", len(r.docs), strings.Join(kinds, "; "))
+	facts := []Fact{{Key: factClassified, Numbers: []int{len(r.docs)}, Documents: names, Kinds: kindKeys}}
 	if len(odd) > 0 {
 		o.result = profilesvc.FindingWarning
 		o.details += " Not recognised or not readable: " + strings.Join(odd, ", ") + "."
-		o.recommendation = "Check by hand the documents that could not be classified: " + strings.Join(odd, ", ") + "."
+		facts = append(facts, Fact{Key: factUnclassified, Documents: odd})
+		o.recommendation = r.say("Check by hand the documents that could not be classified: "+strings.Join(odd, ", ")+".",
+			Fact{Key: factRecUnclassified, Documents: odd})
 	}
 	if slices.Contains(r.fields, "document_number") && !r.hasIdentityDocument() {
 		o.result = profilesvc.FindingFailed
 		o.details += " No identity document (passport, driver's licence or national ID) was provided."
-		o.recommendation = "Ask the applicant for an identity document: a passport, a driver's licence or a national ID card."
+		facts = append(facts, Fact{Key: factNoIdentity})
+		o.recommendation = r.say("Ask the applicant for an identity document: a passport, a driver's licence or a national ID card.",
+			Fact{Key: factRecNoIdentity})
 	}
+	o.details = r.say(o.details, facts...)
 	return o
 }
 
@@ -190,17 +197,21 @@ func (r *run) extractData(PolicyAction) outcome {
 	o := outcome{result: profilesvc.FindingPassed, citations: r.cite(found),
 		reasoning: "Searched the documents for the schema's fields and read their values."}
 	o.answer = fmt.Sprintf("Extracted %d of %d fields: %s.", len(found), len(r.fields), labels(found))
-	o.details = o.answer
+	extracted := Fact{Key: factExtracted, Numbers: []int{len(found), len(r.fields)}, Fields: found}
 	needed := r.requiredMissing()
 	switch {
 	case len(found) == 0:
 		o.result = profilesvc.FindingFailed
-		o.details = "No field of the schema could be read from the documents."
-		o.recommendation = "Ask for legible identity documents: none of the expected fields could be read."
+		o.details = r.say("No field of the schema could be read from the documents.", Fact{Key: factExtractedNone})
+		o.recommendation = r.say("Ask for legible identity documents: none of the expected fields could be read.",
+			Fact{Key: factRecIllegible})
 	case len(needed) > 0:
 		o.result = profilesvc.FindingWarning
-		o.details += " Missing required fields: " + labels(needed) + "."
-		o.recommendation = "Ask the applicant for a document that shows " + labels(needed) + "."
+		o.details = r.say(o.answer+" Missing required fields: "+labels(needed)+".", extracted, Fact{Key: factMissing, Fields: needed})
+		o.recommendation = r.say("Ask the applicant for a document that shows "+labels(needed)+".",
+			Fact{Key: factRecMissing, Fields: needed})
+	default:
+		o.details = r.say(o.answer, extracted)
 	}
 	return o
 }
@@ -230,40 +241,51 @@ var docNumberPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 -]{3,24}[A-Za-
 // validateFormats (Format Validation) fails on a date that does not parse
 // or a malformed document number.
 func (r *run) validateFormats(PolicyAction) outcome {
-	var bad []string
+	type malformed struct{ text, field, doc, value string }
+	var bad []malformed
 	for _, d := range r.docs {
 		for f, v := range d.values {
 			if strings.Contains(f, "date") {
 				if _, ok := parseDate(v); !ok {
-					bad = append(bad, fmt.Sprintf("%s in %s (%q)", label(f), d.item.Name, v))
+					bad = append(bad, malformed{fmt.Sprintf("%s in %s (%q)", label(f), d.item.Name, v), f, d.item.Name, v})
 				}
 			}
 			if f == "document_number" && !docNumberPattern.MatchString(v) {
-				bad = append(bad, fmt.Sprintf("document number in %s (%q)", d.item.Name, v))
+				bad = append(bad, malformed{fmt.Sprintf("document number in %s (%q)", d.item.Name, v), f, d.item.Name, v})
 			}
 		}
 	}
-	slices.Sort(bad)
+	slices.SortFunc(bad, func(a, b malformed) int { return strings.Compare(a.text, b.text) })
 	o := outcome{result: profilesvc.FindingPassed, reasoning: "Parsed every date and checked the document numbers' form.",
-		answer: "Every date and document number is well formed.", details: "Every date and document number is well formed."}
+		answer: "Every date and document number is well formed."}
+	o.details = r.say(o.answer, Fact{Key: factFormatsOK})
 	if len(bad) > 0 {
+		var texts []string
+		fact := Fact{Key: factMalformed}
+		for _, b := range bad {
+			texts = append(texts, b.text)
+			fact.Fields, fact.Documents, fact.Values = append(fact.Fields, b.field), append(fact.Documents, b.doc), append(fact.Values, b.value)
+		}
 		o.result = profilesvc.FindingFailed
-		o.answer = "Malformed values: " + strings.Join(bad, "; ") + "."
-		o.details = o.answer
-		o.recommendation = "Correct or re-submit the malformed values: " + strings.Join(bad, "; ") + "."
+		o.answer = "Malformed values: " + strings.Join(texts, "; ") + "."
+		o.details = r.say(o.answer, fact)
+		fact.Key = factRecMalformed
+		o.recommendation = r.say("Correct or re-submit the malformed values: "+strings.Join(texts, "; ")+".", fact)
 	}
 	return o
 }
 
 // checkExpiry (Status Validation) fails on an expired document.
 func (r *run) checkExpiry(PolicyAction) outcome {
+	day := r.in.RequestedAt.Format(time.DateOnly)
 	o := outcome{result: profilesvc.FindingPassed, reasoning: "Compared each expiry date with the date of the analysis.",
-		answer: "No document has expired.", details: "No document has expired as of " + r.in.RequestedAt.Format(time.DateOnly) + "."}
+		answer: "No document has expired.", details: r.say("No document has expired as of "+day+".", Fact{Key: factNoneExpired, Date: day})}
 	if len(r.expired) > 0 {
 		o.result = profilesvc.FindingFailed
 		o.answer = "Expired: " + strings.Join(r.expired, ", ") + "."
-		o.details = o.answer
-		o.recommendation = "Ask for a current replacement of the expired document: " + strings.Join(r.expired, ", ") + "."
+		o.details = r.say(o.answer, Fact{Key: factExpired, Documents: r.expired})
+		o.recommendation = r.say("Ask for a current replacement of the expired document: "+strings.Join(r.expired, ", ")+".",
+			Fact{Key: factRecExpired, Documents: r.expired})
 	}
 	return o
 }
@@ -277,7 +299,7 @@ func (r *run) checkConsistency(PolicyAction) outcome {
 	}
 	o := outcome{result: profilesvc.FindingPassed, citations: r.cite(cited),
 		reasoning: "Compared each extracted value across the documents that show it.",
-		answer:    "The documents agree on every value they share.", details: "The documents agree on every value they share."}
+		answer:    "The documents agree on every value they share."}
 	var single []string
 	for _, f := range r.reviews {
 		if r.shows(f) {
@@ -288,13 +310,16 @@ func (r *run) checkConsistency(PolicyAction) outcome {
 	case len(r.fails) > 0:
 		o.result = profilesvc.FindingFailed
 		o.answer = "The documents disagree on " + labels(r.fails) + "."
-		o.details = o.answer
-		o.recommendation = "Resolve the mismatch in " + labels(r.fails) + " with the applicant before going further."
+		o.details = r.say(o.answer, Fact{Key: factDisagree, Fields: r.fails})
+		o.recommendation = r.say("Resolve the mismatch in "+labels(r.fails)+" with the applicant before going further.",
+			Fact{Key: factRecDisagree, Fields: r.fails})
 	case len(single) > 0:
 		o.result = profilesvc.FindingWarning
 		o.answer = "Shown by one document only: " + labels(single) + "."
-		o.details = o.answer
-		o.recommendation = "Confirm " + labels(single) + " with a second document."
+		o.details = r.say(o.answer, Fact{Key: factSingle, Fields: single})
+		o.recommendation = r.say("Confirm "+labels(single)+" with a second document.", Fact{Key: factRecSingle, Fields: single})
+	default:
+		o.details = r.say(o.answer, Fact{Key: factAgreeShared})
 	}
 	return o
 }
@@ -322,16 +347,16 @@ func (r *run) lookUpRegistry(act PolicyAction) outcome {
 		call.RawContent = profilesvc.Object{"status": "skipped", "reason": "no document number"}
 		o.result = profilesvc.FindingWarning
 		o.answer = "No document number to look up; fell back to reading the documents."
-		o.details = o.answer
+		o.details = r.say(o.answer, Fact{Key: factRegistryNone})
 		o.citations = r.cite([]string{"full_name"})
-		o.recommendation = "Verify the applicant's identity document with the issuing authority by hand."
+		o.recommendation = r.say("Verify the applicant's identity document with the issuing authority by hand.", Fact{Key: factRecRegistry})
 		return o
 	}
 	call.Success = true
 	call.RawContent = profilesvc.Object{"status": "found", "documentNumber": number, "registry": "simulated"}
 	o.result = profilesvc.FindingPassed
 	o.answer = fmt.Sprintf("Document %s is on record with the (simulated) registry.", number)
-	o.details = o.answer
+	o.details = r.say(o.answer, Fact{Key: factRegistryFound, Values: []string{number}})
 	return o
 }
 
@@ -339,13 +364,15 @@ func (r *run) lookUpRegistry(act PolicyAction) outcome {
 // always passes.
 func (r *run) compileReview(PolicyAction) outcome {
 	return outcome{result: profilesvc.FindingPassed, reasoning: "Gathered the findings of the earlier steps.",
-		answer:  fmt.Sprintf("Reviewed %d documents.", len(r.docs)),
-		details: fmt.Sprintf("Reviewed %d documents and compiled the decision.", len(r.docs))}
+		answer: fmt.Sprintf("Reviewed %d documents.", len(r.docs)),
+		details: r.say(fmt.Sprintf("Reviewed %d documents and compiled the decision.", len(r.docs)),
+			Fact{Key: factReviewed, Numbers: []int{len(r.docs)}})}
 }
 
 // genericAction runs an action of a category the engine does not know: it
 // passes.
 func (r *run) genericAction(act PolicyAction) outcome {
 	return outcome{result: profilesvc.FindingPassed, reasoning: "Ran the action over the documents.",
-		answer: "Done.", details: fmt.Sprintf("%s ran over %d documents.", act.ActionName, len(r.docs))}
+		answer: "Done.", details: r.say(fmt.Sprintf("%s ran over %d documents.", act.ActionName, len(r.docs)),
+			Fact{Key: factRanOver, Actions: []string{act.ActionName}, Numbers: []int{len(r.docs)}})}
 }

@@ -19,6 +19,11 @@ type Result struct {
 	Recommendations  []profilesvc.Recommendation
 	SystemMetadata   profilesvc.SystemMetadata
 	ProcessingTimeMs int64
+	// Facts are what the result's sentences say, as data, and what the
+	// engine read of each document, for the mock server's report; the
+	// analysis the API returns does not carry them. Default fills them;
+	// a result made otherwise may leave them empty.
+	Facts Facts
 }
 
 // Normalize gives every part of r its empty value rather than null, and a

@@ -28,6 +28,7 @@ func (r *run) fillSchema() (Result, error) {
 		return Result{}, fmt.Errorf("encoding extracted data: %w", err)
 	}
 	r.res.OutputSchema = filledSchema(r.in.Workflow.OutputSchema, data)
+	r.res.Facts = Facts{Sentences: r.facts.Sentences, Documents: r.documentFacts()}
 	return r.res, nil
 }
 

@@ -55,19 +55,28 @@ func (r *run) validateDocument(d *doc) docCheck {
 	expT, hasExp := parseDate(d.values["expiry_date"])
 	expired := hasExp && expT.Before(r.in.RequestedAt)
 	name, kind := d.item.Name, label(d.kind)
+	fact := Fact{Documents: []string{name}, Kinds: []string{d.kind}}
+	if hasExp {
+		fact.Date = expT.Format(time.DateOnly)
+	}
 	switch {
 	case !d.item.Readable:
-		return docCheck{fmt.Sprintf("%s could not be read (%s); it needs a person to check it.", name, d.item.ContentType), docUnreadable, expired}
+		f := Fact{Key: factDocUnreadable, Documents: fact.Documents, Values: []string{d.item.ContentType}}
+		return docCheck{r.say(fmt.Sprintf("%s could not be read (%s); it needs a person to check it.", name, d.item.ContentType), f), docUnreadable, expired}
 	case d.kind == "document":
-		return docCheck{fmt.Sprintf("%s is not a recognised document type.", name), docUnrecognised, expired}
+		f := Fact{Key: factDocUnrecognised, Documents: fact.Documents}
+		return docCheck{r.say(fmt.Sprintf("%s is not a recognised document type.", name), f), docUnrecognised, expired}
 	case len(missing) > 0:
-		return docCheck{fmt.Sprintf("%s (%s) lacks %s.", name, kind, labels(missing)), docIncomplete, expired}
+		f := Fact{Key: factDocIncomplete, Documents: fact.Documents, Kinds: fact.Kinds, Fields: missing}
+		return docCheck{r.say(fmt.Sprintf("%s (%s) lacks %s.", name, kind, labels(missing)), f), docIncomplete, expired}
 	case expired:
-		return docCheck{fmt.Sprintf("%s (%s) expired on %s.", name, kind, expT.Format(time.DateOnly)), docExpired, expired}
+		fact.Key = factDocExpired
+		return docCheck{r.say(fmt.Sprintf("%s (%s) expired on %s.", name, kind, expT.Format(time.DateOnly)), fact), docExpired, expired}
 	}
 	reason := fmt.Sprintf("%s is a %s with every required field", name, kind)
 	if hasExp {
 		reason += ", valid until " + expT.Format(time.DateOnly)
 	}
-	return docCheck{reason: reason + "."}
+	fact.Key = factDocValid
+	return docCheck{reason: r.say(reason+".", fact)}
 }

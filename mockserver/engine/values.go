@@ -30,6 +30,11 @@ func normValue(field, v string) string {
 	return strings.Join(strings.Fields(strings.ToLower(v)), " ")
 }
 
+// SameValue reports whether Default counts a and b, two values of a
+// field, as the same: dates compared as dates (whatever their form),
+// other text regardless of case and of runs of spaces.
+func SameValue(field, a, b string) bool { return normValue(field, a) == normValue(field, b) }
+
 // label turns a field name into words.
 func label(f string) string { return strings.ReplaceAll(f, "_", " ") }
 

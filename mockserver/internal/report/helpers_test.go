@@ -1,10 +1,12 @@
 package report_test
 
 // Helpers of the report tests: the fixtures (analyses the mock server's
-// engine made, as report.Data in JSON under testdata, kept current by the
-// mock server's TestReportFixtures), rendering, and checks of a report's
-// pages and text. The text is read with ledongthuc/pdf, which decodes
-// gopdf's CID fonts through their ToUnicode maps (package pdftest).
+// engine made, as report.Data in JSON under testdata, with the engine's
+// facts and the documents as stored, kept current by the mock server's
+// TestReportFixtures), rendering, and checks of a report's pages and
+// text. The text is read back from the PDF as rows, as a reader sees
+// them (pdftest.Rows, which decodes gopdf's composite fonts through their
+// ToUnicode maps and widths).
 
 import (
 	"bytes"
@@ -16,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	lpdf "github.com/ledongthuc/pdf"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/stretchr/testify/require"
 
@@ -24,6 +25,9 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/pdftest"
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
+
+// pdfStart is the time the fixtures' analyses started.
+var pdfStart = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 
 // fixture reads testdata/name: the report data of a completed analysis,
 // with neither locale nor raw data set.
@@ -45,6 +49,34 @@ func fixture(t testing.TB, name string) report.Data {
 func variant(d report.Data, locale string, raw bool) report.Data {
 	d.Locale, d.RawData = locale, raw
 	return d
+}
+
+// pageRows reads back a report's text: each page's rows.
+func pageRows(t testing.TB, pdf []byte) []string {
+	t.Helper()
+	rows := pdftest.Rows(t, pdf)
+	pages := make([]string, len(rows))
+	for i, r := range rows {
+		pages[i] = strings.Join(r, "\n")
+	}
+	return pages
+}
+
+// textOf is the normalised text of pages.
+func textOf(pages []string) string { return pdftest.Norm(strings.Join(pages, "\n")) }
+
+// bodyPages are a report's pages up to the raw-data appendix, and the
+// page it starts on, if any: the appendix shows the data as the service
+// returns it, in English.
+func bodyPages(pages []string, appendixTitle string) []string {
+	out := make([]string, 0, len(pages))
+	for _, p := range pages {
+		if i := strings.Index(p, appendixTitle); i >= 0 {
+			return append(out, p[:i])
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // render renders a report and checks that it is a whole PDF.
@@ -117,17 +149,16 @@ func wantFooters(t *testing.T, pages []string, locale string) {
 	}
 }
 
-// wantOnPage checks that every glyph starts inside the page.
-func wantOnPage(t *testing.T, pdf []byte) {
+// wantOnPage checks that every piece of text a report draws lies
+// within the page's margins.
+func wantOnPage(t *testing.T, d report.Data) {
 	t.Helper()
-	r, err := lpdf.NewReader(bytes.NewReader(pdf), int64(len(pdf)))
-	require.NoError(t, err, "ledongthuc/pdf")
-	for i := 1; i <= r.NumPage(); i++ {
-		for _, tx := range r.Page(i).Content().Text {
-			if tx.X < 0 || tx.X >= 595 || tx.Y < 0 || tx.Y > 842 {
-				t.Errorf("page %d: %q is drawn at (%.1f, %.1f), off the page", i, tx.S, tx.X, tx.Y)
-				return
-			}
+	drawn, err := report.DrawnTexts(d)
+	require.NoError(t, err)
+	for _, tx := range drawn {
+		if tx.X < 0 || tx.X+tx.Width > 595-40 || tx.Y < 0 || tx.Y > 842 {
+			t.Errorf("page %d: %q is drawn from (%.1f, %.1f) to x=%.1f, off the page", tx.Page, tx.Text, tx.X, tx.Y, tx.X+tx.Width)
+			return
 		}
 	}
 }
@@ -142,30 +173,39 @@ func firstDiff(a, b []byte) int {
 	return min(len(a), len(b))
 }
 
-// locale is what a locale's report must say.
+// locale is what a locale's report must say of the fixture analysis.json.
 type locale struct {
 	name      string
-	labels    []string          // section labels
+	labels    []string          // section titles
 	levels    map[string]string // risk level words
 	riskLevel string            // the badge's label
 	appendix  string            // title of the raw-data appendix
 	dateOf    func(time.Time) string
-	foreign   []string // labels of the other locale, which must not appear
+	// expiry is the check_document_expiry finding as the report says
+	// it: its check and its details; recommendation is the first
+	// recommendation.
+	expiry         [2]string
+	recommendation string
+	foreign        []string // labels of the other locale, which must not appear
 }
 
 var locales = []locale{
 	{
-		name:      "en",
-		labels:    []string{"Document Analysis Report", "Risk assessment", "Review result", "Findings", "Recommendations", "Extracted values", "Document validations", "Audit trail"},
-		levels:    map[string]string{"low": "Low", "medium": "Medium", "high": "High"},
-		riskLevel: "Risk level",
-		appendix:  "Appendix: raw data",
-		dateOf:    func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
-		foreign:   []string{"위험 평가", "검사 결과", "권고 사항", "감사 기록", "페이지"},
+		name: "en",
+		labels: []string{"Document Analysis Report", "Subject", "Risk assessment", "Review result", "Findings",
+			"Recommendations", "Documents reviewed", "Extracted values", "Evidence", "Audit trail", "Reviewer sign-off"},
+		levels:         map[string]string{"low": "Low", "medium": "Medium", "high": "High"},
+		riskLevel:      "Risk level",
+		appendix:       "Appendix: raw data",
+		dateOf:         func(t time.Time) string { return t.UTC().Format("2 January 2006, 15:04 UTC") },
+		expiry:         [2]string{"Check document expiry", "No document has expired as of 4 March 2025."},
+		recommendation: "Confirm the account number, date of birth, document number, expiry date and monthly income with a second document.",
+		foreign:        []string{"위험 평가", "검사 결과", "권고 사항", "감사 기록", "페이지"},
 	},
 	{
-		name:      "ko",
-		labels:    []string{"문서 분석 보고서", "위험 평가", "검토 결과", "검사 결과", "권고 사항", "추출된 값", "문서 유효성", "감사 기록"},
+		name: "ko",
+		labels: []string{"문서 분석 보고서", "대상자", "위험 평가", "검토 결과", "검사 결과", "권고 사항", "검토한 문서",
+			"추출된 값", "근거", "감사 기록", "검토자 확인"},
 		levels:    map[string]string{"low": "낮음", "medium": "보통", "high": "높음"},
 		riskLevel: "위험 수준",
 		appendix:  "부록: 원시 데이터",
@@ -173,7 +213,9 @@ var locales = []locale{
 			t = t.UTC()
 			return fmt.Sprintf("%d년 %d월 %d일 %02d:%02d UTC", t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute())
 		},
-		foreign: []string{"Risk assessment", "Findings", "Recommendations", "Audit trail", "Page 1 of"},
+		expiry:         [2]string{"유효기간 확인", "2025년 3월 4일 기준으로 만료된 문서가 없습니다."},
+		recommendation: "다음 항목을 두 번째 문서로 확인하십시오: 계좌 번호, 생년월일, 문서 번호, 만료일, 월 소득.",
+		foreign:        []string{"Risk assessment", "Findings", "Recommendations", "Audit trail", "Page 1 of"},
 	},
 }
 
