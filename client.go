@@ -56,6 +56,10 @@ type Client struct {
 	requestTimeout time.Duration
 	logger         *slog.Logger
 	userAgent      string
+	// pauseMin and pauseMax bound WaitForAnalysis's pause after a poll the
+	// service answered at once (waiter.pace). They are quickPauseMin and
+	// quickPauseMax; only the package's tests set others.
+	pauseMin, pauseMax time.Duration
 }
 
 // Option configures a Client in NewClient.
@@ -199,6 +203,8 @@ func (cfg *config) newClient(base *url.URL) *Client {
 		requestTimeout: DefaultRequestTimeout,
 		logger:         cfg.logger,
 		userAgent:      fmt.Sprintf("profilesvc-go/%s go/%s", Version, strings.TrimPrefix(runtime.Version(), "go")),
+		pauseMin:       quickPauseMin,
+		pauseMax:       quickPauseMax,
 	}
 	if cfg.userAgent != "" {
 		c.userAgent = cfg.userAgent + " " + c.userAgent

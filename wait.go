@@ -184,6 +184,13 @@ func (w *waiter) seen(a *Analysis) (bool, error) {
 	return a.Done(), nil
 }
 
+// The pause after a poll the service answered at once grows from
+// quickPauseMin to quickPauseMax (see pace).
+const (
+	quickPauseMin = 250 * time.Millisecond
+	quickPauseMax = 5 * time.Second
+)
+
 // pace pauses before the next poll when the service answered a long poll
 // at once without the analysis being done: a service that holds requests
 // answers early only when the analysis is done, so one that answered at
@@ -194,7 +201,7 @@ func (w *waiter) pace(ctx context.Context, started time.Time) error {
 		w.quick = 0
 		return nil
 	}
-	if err := sleep(ctx, backoff(250*time.Millisecond, 5*time.Second, w.quick, randomJitter)); err != nil {
+	if err := sleep(ctx, backoff(w.c.pauseMin, w.c.pauseMax, w.quick, randomJitter)); err != nil {
 		return err
 	}
 	w.quick++

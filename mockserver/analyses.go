@@ -111,6 +111,9 @@ func longPoll(t *Tenant, w http.ResponseWriter, r *http.Request, id string, time
 			writeRawJSON(w, http.StatusOK, body)
 			return nil
 		}
+		if f := t.srv.cfg.pollWaiting; f != nil {
+			f()
+		}
 		select {
 		case <-changed:
 			continue

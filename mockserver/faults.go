@@ -350,6 +350,8 @@ type shapedWriter struct {
 	clock   Clock
 	ctx     *http.Request
 	written int
+	// inStep is how many bytes went out since the last pause.
+	inStep int
 }
 
 func (w *shapedWriter) Write(p []byte) (int, error) {
@@ -361,7 +363,9 @@ func (w *shapedWriter) Write(p []byte) (int, error) {
 	return w.trickle(p)
 }
 
-// trickle writes p, at the fault's rate if it has one.
+// trickle writes p, at the fault's rate if it has one: a tenth of the
+// rate's bytes, then a pause of a tenth of a second, counted across
+// writes, so that many small writes are paced as one large one.
 func (w *shapedWriter) trickle(p []byte) (int, error) {
 	if w.fault.BytesPerSecond == 0 {
 		n, err := w.ResponseWriter.Write(p)
@@ -371,18 +375,22 @@ func (w *shapedWriter) trickle(p []byte) (int, error) {
 	step := max(1, w.fault.BytesPerSecond/10)
 	total := 0
 	for len(p) > 0 {
-		chunk := p[:min(step, len(p))]
+		if w.inStep >= step {
+			if !w.pause() {
+				return total, http.ErrAbortHandler
+			}
+			w.inStep = 0
+		}
+		chunk := p[:min(step-w.inStep, len(p))]
 		n, err := w.ResponseWriter.Write(chunk)
 		total += n
 		w.written += n
+		w.inStep += n
 		if err != nil {
 			return total, err
 		}
 		p = p[len(chunk):]
 		http.NewResponseController(w.ResponseWriter).Flush()
-		if len(p) > 0 && !w.pause() {
-			return total, http.ErrAbortHandler
-		}
 	}
 	return total, nil
 }

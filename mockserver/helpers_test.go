@@ -9,13 +9,17 @@ package mockserver_test
 // Fixtures are made over HTTP (createProfile, startAnalysis, ...) or
 // through the test kit (addProfile, addProfileWithItem, ...). A test waits
 // for events: a long poll's answer on a channel, a timer armed on a clock
-// (timerClock, blockUntil), never for a fixed time.
+// (timerClock, blockUntil), a long poll's wait for a change
+// (awaitPollWait), never for a fixed time.
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -1170,19 +1174,59 @@ func wantNotAnswered(t testing.TB, ch <-chan poll) {
 	}
 }
 
-// wantStillHeld checks that a request held by the server (a long poll) has
-// not been answered, giving a wrong early answer a grace period to arrive.
-// A negative check has no event to wait for, since nothing is to happen:
-// this is the one fixed wait of these helpers, and it never makes a test
-// pass, it only gives a broken server the time to show. Tests wait for the
-// server to hold the request (timerClock, blockUntil) before they call it.
-func wantStillHeld(t testing.TB, ch <-chan poll, grace time.Duration) {
+// awaitPollWait waits for the next signal of a server made with
+// mockserver.WithPollWaits(waits): the long poll ch has read its analysis,
+// found it not done, and waits for its next change. A poll that answers
+// instead fails the test, as does no signal within a minute, a bound far
+// above any machine's.
+func awaitPollWait(t testing.TB, waits <-chan struct{}, ch <-chan poll) {
 	t.Helper()
 	select {
+	case <-waits:
 	case p := <-ch:
-		require.FailNowf(t, "answered early", "the held request was answered early: %s, error %v", p.resp, p.err)
-	case <-time.After(grace):
+		require.FailNowf(t, "answered early", "the long poll answered rather than wait for a change: %s, error %v", p.resp, p.err)
+	case <-time.After(time.Minute):
+		require.FailNow(t, "no long poll waits", "no long poll waited for a change within a minute")
 	}
+}
+
+// ---------------------------------------------------------------------
+// Shutting down.
+
+// dialQuiet opens a connection to srv, a server made with WithTLS, and
+// sends no request on it, as http.Transport does with a spare connection.
+// The handshake, done when it returns, says that the server has accepted
+// the connection. It is closed when the test ends.
+func dialQuiet(t *testing.T, srv *mockserver.Server) net.Conn {
+	t.Helper()
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	// A hang guard only, for the dial and the handshake.
+	d := &net.Dialer{Timeout: time.Minute}
+	conn, err := tls.DialWithDialer(d, "tcp", strings.TrimPrefix(srv.URL, "https://"), &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
+	require.NoError(t, err, "dialling %s", srv.URL)
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// wantQuietConnClosed shuts srv down with its grace period already over,
+// and checks that conn, the client's side of a connection that has sent
+// no request, was closed at once rather than left to the grace period:
+// the shutdown, if it says that the grace period ended, cut no
+// connection, and conn reads its end.
+func wantQuietConnClosed(t *testing.T, srv *mockserver.Server, conn net.Conn) {
+	t.Helper()
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := srv.Shutdown(ended); err != nil {
+		assert.ErrorIs(t, err, context.Canceled, "Shutdown with its grace period over")
+		assert.Contains(t, err.Error(), ": 0 connections under way cut", "Shutdown left a connection that had sent nothing to the grace period")
+	}
+	// A hang guard only: the connection is closed already.
+	_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+	_, err := conn.Read(make([]byte, 1))
+	var ne net.Error
+	require.False(t, err == nil || errors.As(err, &ne) && ne.Timeout(), "the connection that sent nothing is still open after Shutdown: %v", err)
 }
 
 // ---------------------------------------------------------------------
@@ -1193,9 +1237,24 @@ func wantStillHeld(t testing.TB, ch <-chan poll, grace time.Duration) {
 // means the server holds the poll.
 func blockUntil(t testing.TB, c *mockserver.FakeClock, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// A hang guard only, far above any machine's.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	require.NoError(t, c.BlockUntil(ctx, n), "waiting for %d timers on the fake clock", n)
+}
+
+// wantHeldFor checks that a request sent in the background (ch) is held
+// for d on the fake clock, by the one timer armed on it: not answered a
+// nanosecond before d has passed, answered once it has. No time passes
+// but the clock's, so the check is exact. It returns the answer.
+func wantHeldFor(t *testing.T, c *mockserver.FakeClock, ch <-chan poll, d time.Duration) *response {
+	t.Helper()
+	blockUntil(t, c, 1)
+	c.Advance(d - time.Nanosecond)
+	require.Equal(t, 1, c.Timers(), "timers %v into a hold of %v, want the hold's still waiting", d-time.Nanosecond, d)
+	wantNotAnswered(t, ch)
+	c.Advance(time.Nanosecond)
+	return awaitAnswer(t, ch, time.Minute)
 }
 
 // timerClock wraps a Clock and reports each AfterFunc (its duration) on
@@ -1231,10 +1290,12 @@ func (c *timerClock) AfterFunc(d time.Duration, f func()) func() bool {
 	}
 }
 
-// waitArmed waits until a timer of duration d is armed on the clock.
+// waitArmed waits until a timer of duration d is armed on the clock. It
+// fails the test after a minute, a bound far above any machine's (a hang
+// guard, not a measure).
 func (c *timerClock) waitArmed(t testing.TB, d time.Duration) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(time.Minute)
 	for {
 		select {
 		case got := <-c.armed:
@@ -1242,15 +1303,17 @@ func (c *timerClock) waitArmed(t testing.TB, d time.Duration) {
 				return
 			}
 		case <-deadline:
-			require.FailNowf(t, "no timer", "no timer of %v was armed within 10s", d)
+			require.FailNowf(t, "no timer", "no timer of %v was armed within a minute", d)
 		}
 	}
 }
 
-// waitStopped waits until a timer of duration d is stopped.
-func (c *timerClock) waitStopped(t testing.TB, d time.Duration, within time.Duration) {
+// waitStopped waits until a timer of duration d is stopped. It fails the
+// test after a minute, a bound far above any machine's (a hang guard, not
+// a measure).
+func (c *timerClock) waitStopped(t testing.TB, d time.Duration) {
 	t.Helper()
-	deadline := time.After(within)
+	deadline := time.After(time.Minute)
 	for {
 		select {
 		case got := <-c.stopped:
@@ -1258,7 +1321,7 @@ func (c *timerClock) waitStopped(t testing.TB, d time.Duration, within time.Dura
 				return
 			}
 		case <-deadline:
-			require.FailNowf(t, "timer not stopped", "the timer of %v was not stopped within %v", d, within)
+			require.FailNowf(t, "timer not stopped", "the timer of %v was not stopped within a minute", d)
 		}
 	}
 }

@@ -3,8 +3,9 @@ package mockserver
 // The shared helpers of the mock server's internal tests (package
 // mockserver): requests to a running server and checks of their answers,
 // the documents the engine reads, the fixtures of the report tests, a
-// clock that tells a test when the server holds a long poll, and a request
-// as the middleware's stages see it.
+// clock that tells a test when the server holds a long poll, a request as
+// the middleware's stages see it, and the option by which the external
+// tests hear a long poll wait.
 
 import (
 	"bytes"
@@ -365,8 +366,8 @@ func waitSignal(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-time.After(10 * time.Second):
-		require.FailNowf(t, "no signal", "%s within 10s", what)
+	case <-time.After(time.Minute):
+		require.FailNowf(t, "no signal", "%s within a minute", what)
 	}
 }
 
@@ -404,4 +405,17 @@ func newHandlerServer(t *testing.T, opts ...Option) *Server {
 	require.NoError(t, err, "NewHandler")
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// ---------------------------------------------------------------------
+// For the external tests (package mockserver_test, which shares this
+// test binary).
+
+// WithPollWaits has the server signal on waits, without ever blocking it,
+// each time a long poll has read its analysis, found it not done, and
+// waits for the analysis's next change. A poll that has seen a change
+// signals again once it has let the change pass; one that answered does
+// not. Give waits room for every wait the test does not receive.
+func WithPollWaits(waits chan struct{}) Option {
+	return func(c *config) { c.pollWaiting = func() { signal(waits) } }
 }

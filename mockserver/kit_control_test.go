@@ -213,7 +213,8 @@ func TestKitControlAnalyses(t *testing.T) {
 }
 
 func TestKitControlFaults(t *testing.T) {
-	srv := mockserver.NewTest(t)
+	clock := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv := mockserver.NewTest(t, mockserver.WithClock(clock))
 	p, _ := addProfile(t, srv.Tenant, "Faulty")
 
 	r := do(t, srv, "POST", "/_mock/faults", `{"method":"GET","path":"/v1/profiles/*","status":503,"code":"SERVICE_UNAVAILABLE","message":"try later","retryAfterSeconds":2,"times":1}`)
@@ -240,10 +241,8 @@ func TestKitControlFaults(t *testing.T) {
 
 	// A delay and a drop over HTTP.
 	wantStatus(t, do(t, srv, "POST", "/_mock/faults", `{"path":"/v1/profiles/*","delayMs":120,"times":1}`), 201)
-	start := time.Now()
-	wantStatus(t, do(t, srv, "GET", "/v1/profiles/"+p.ID, nil), 200)
-	el := time.Since(start)
-	assert.GreaterOrEqual(t, el, 120*time.Millisecond, "delayMs 120 answered after %v", el)
+	delayed := goSend(t, srv, request{Method: "GET", Path: "/v1/profiles/" + p.ID})
+	wantStatus(t, wantHeldFor(t, clock, delayed, 120*time.Millisecond), 200)
 	r = do(t, srv, "POST", "/_mock/faults", `{"path":"/v1/folders/*","drop":true}`)
 	wantStatus(t, r, 201)
 	var drop mockserver.Fault

@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,7 +20,8 @@ type RequestMatch struct {
 	Method string
 	// Path is a route pattern on the path's unescaped segments:
 	// "/v1/analyses/*/report", where "*" matches one segment; an ID may be
-	// given literally.
+	// given literally, unescaped ("pf/x" for the segment "pf%2Fx") or
+	// escaped.
 	Path string
 	// Query holds parameters the request must carry with these values;
 	// others may come with them.
@@ -77,23 +79,35 @@ func (m RequestMatch) mismatches(r RecordedRequest) []string {
 func (m RequestMatch) Matches(r RecordedRequest) bool { return len(m.mismatches(r)) == 0 }
 
 // pathMatches matches a pattern against an escaped path, segment by
-// unescaped segment.
+// unescaped segment. A segment that holds an escaped slash (an ID such
+// as "pf%2Fx") is matched by the pattern's segments it spans unescaped
+// ("pf/x"), or by its escaped form.
 func pathMatches(pattern, escaped string) bool {
-	ps := strings.Split(strings.Trim(pattern, "/"), "/")
-	rs := strings.Split(strings.Trim(escaped, "/"), "/")
-	if len(ps) != len(rs) {
-		return false
-	}
-	for i, p := range ps {
-		seg, err := url.PathUnescape(rs[i])
-		if err != nil {
-			seg = rs[i]
-		}
-		if p != "*" && p != seg {
+	return segmentsMatch(strings.Split(strings.Trim(pattern, "/"), "/"), strings.Split(strings.Trim(escaped, "/"), "/"))
+}
+
+func segmentsMatch(ps, rs []string) bool {
+	for len(rs) > 0 {
+		if len(ps) == 0 {
 			return false
 		}
+		raw := rs[0]
+		seg, err := url.PathUnescape(raw)
+		if err != nil {
+			seg = raw
+		}
+		n := strings.Count(seg, "/") + 1
+		switch {
+		case ps[0] == "*", ps[0] == raw:
+			ps = ps[1:]
+		case len(ps) >= n && strings.Join(ps[:n], "/") == seg:
+			ps = ps[n:]
+		default:
+			return false
+		}
+		rs = rs[1:]
 	}
-	return true
+	return len(ps) == 0
 }
 
 // RequestsMatching returns the recorded requests that m selects, oldest
@@ -183,6 +197,9 @@ func isJSONBody(r RecordedRequest) bool {
 // recordedJSON is the JSON form of a recorded request: a JSON body (one
 // sent as application/json) as JSON, a text body as a string with
 // bodyEncoding "text", any other as base64 with bodyEncoding "base64".
+// A JSON body comes back as the same JSON value, compacted (the
+// whitespace between its tokens is not kept); RecordedRequest.Body in Go
+// keeps the bytes as sent.
 type recordedJSON struct {
 	Time          string          `json:"time"`
 	RequestID     string          `json:"requestId"`
@@ -215,7 +232,14 @@ func (r RecordedRequest) MarshalJSON() ([]byte, error) {
 		j.Body, _ = json.Marshal(r.Body) // base64
 		j.BodyEncoding = "base64"
 	}
-	return json.Marshal(j)
+	// Not escaped for HTML: the body reads as the client sent it.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // UnmarshalJSON decodes what MarshalJSON encodes.

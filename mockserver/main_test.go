@@ -29,10 +29,10 @@ func TestMain(m *testing.M) {
 }
 
 // TestRelCloseLeavesNothingRunning closes a server that holds long polls
-// and a delayed request, with analyses scheduled to move on shortly after:
-// Close returns promptly, every held request is answered, the analyses
-// stay where they were (their timers were stopped), and no goroutine of
-// the server or of its clients is left.
+// and a delayed request, with analyses scheduled to move on: Close
+// returns, every held request is answered, the analyses stay where they
+// were (their timers were stopped), and no goroutine of the server or of
+// its clients is left.
 func TestRelCloseLeavesNothingRunning(t *testing.T) {
 	// Not parallel: goleak looks at every goroutine of the process. Those
 	// that exist now (the paused parallel tests, and whatever earlier tests
@@ -41,9 +41,11 @@ func TestRelCloseLeavesNothingRunning(t *testing.T) {
 
 	const polls = 6
 	// The polls' timeouts and the delayed request's delay (5 minutes) are
-	// all of 300s: the clock signals each as it is held.
+	// all of 300s: the clock signals each as it is held. None of them, nor
+	// the analyses' hour, can pass within the minutes waited here: only
+	// Close can end the holds, and only Close can stop the timers.
 	clock := &holdClock{hold: 300 * time.Second, held: make(chan struct{}, polls+1)}
-	srv := New(WithClock(clock), WithAnalysisDuration(800*time.Millisecond))
+	srv := New(WithClock(clock), WithAnalysisDuration(time.Hour))
 	tr := &http.Transport{}
 	hc := &http.Client{Transport: tr}
 	defer tr.CloseIdleConnections()
@@ -113,12 +115,15 @@ func TestRelCloseLeavesNothingRunning(t *testing.T) {
 	}()
 	waitSignal(t, clock.held, "the delayed request held by its fault")
 
-	start := time.Now()
-	srv.Close()
-	// Not a timing test: a bound far above a busy machine's, far below
-	// the five minutes of the delayed request and the long polls.
-	d := time.Since(start)
-	assert.LessOrEqual(t, d, time.Minute, "Close took %v with long polls and a delayed request held", d)
+	closed := make(chan struct{})
+	go func() { srv.Close(); close(closed) }()
+	// Hang guards only, far above any machine's and far below the five
+	// minutes of the delayed request and the long polls.
+	select {
+	case <-closed:
+	case <-time.After(time.Minute):
+		require.FailNow(t, "Close did not return within a minute with long polls and a delayed request held")
+	}
 	done := make(chan struct{})
 	go func() { clients.Wait(); close(done) }()
 	select {
@@ -127,14 +132,16 @@ func TestRelCloseLeavesNothingRunning(t *testing.T) {
 		require.FailNow(t, "the held requests were not released within a minute of Close")
 	}
 	close(answers)
+	// Answered, each: a request Close left to its grace period would have
+	// been cut.
 	for a := range answers {
-		if a.err == nil {
-			assert.Equal(t, http.StatusOK, a.status, "a held request was answered %d %s, want 200 with the analysis as it stands (or a closed connection)", a.status, a.body)
+		if assert.NoError(t, a.err, "a held request") {
+			assert.Equal(t, http.StatusOK, a.status, "a held request was answered %d %s, want 200 (a long poll with the analysis as it stands)", a.status, a.body)
 		}
 	}
 
-	// The analyses were due to move on within the second: Close stopped
-	// their timers, and the long polls', so that none is left to fire.
+	// Close stopped the analyses' timers, and the long polls', so that
+	// none is left to fire.
 	assert.Zero(t, clock.armedTimers(), "timers still armed after Close")
 	for _, id := range analyses {
 		a, ok := srv.Analysis(id)
@@ -179,8 +186,8 @@ func TestRelCloseOfHandlerLeavesNothingRunning(t *testing.T) {
 	srv.Close()
 	select {
 	case <-released:
-	case <-time.After(2 * time.Second):
-		require.FailNow(t, "Close did not release the long poll within 2s")
+	case <-time.After(time.Minute):
+		require.FailNow(t, "Close did not release the long poll within a minute (its timeout is 300s)")
 	}
 	assert.Equal(t, http.StatusOK, poll.Code, "status of the held long poll")
 	// Close stopped the run's timers and the poll's: none is left to move
@@ -191,9 +198,10 @@ func TestRelCloseOfHandlerLeavesNothingRunning(t *testing.T) {
 }
 
 // TestRelCancelledWaitOnTheMockLeavesNothingRunning cancels the SDK's
-// WaitForAnalysis while the mock holds its long poll: the call returns at
-// once, the mock lets go of the request without waiting for its timeout or
-// for Close, and once the server is closed nothing of either side is left.
+// WaitForAnalysis while the mock holds its long poll: the call returns,
+// the mock lets go of the request without waiting for its timeout (300s,
+// which cannot pass within the minute waited) or for Close, and once the
+// server is closed nothing of either side is left.
 func TestRelCancelledWaitOnTheMockLeavesNothingRunning(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 
@@ -218,20 +226,17 @@ func TestRelCancelledWaitOnTheMockLeavesNothingRunning(t *testing.T) {
 		done <- err
 	}()
 	waitSignal(t, clock.held, "the long poll held")
-	cancelled := time.Now()
 	cancel()
 	select {
 	case err := <-done:
 		assert.ErrorIs(t, err, context.Canceled, "WaitForAnalysis")
-		d := time.Since(cancelled)
-		assert.LessOrEqual(t, d, time.Second, "WaitForAnalysis returned %v after the cancel", d)
-	case <-time.After(5 * time.Second):
-		require.FailNow(t, "WaitForAnalysis did not return within 5s of the cancel")
+	case <-time.After(time.Minute):
+		require.FailNow(t, "WaitForAnalysis did not return within a minute of the cancel")
 	}
 	select {
 	case <-clock.released:
-	case <-time.After(2 * time.Second):
-		require.FailNow(t, "the mock still holds the long poll 2s after the client left")
+	case <-time.After(time.Minute):
+		require.FailNow(t, "the mock still holds the long poll a minute after the client left")
 	}
 	a, _ := srv.Analysis(id)
 	assert.Equal(t, profilesvc.AnalysisPending, a.Status, "the analysis, want it untouched (pending)")

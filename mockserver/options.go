@@ -33,6 +33,10 @@ type config struct {
 	corsOrigins      []string
 	reportDelay      time.Duration
 	stateFile        string
+	// pollWaiting, set by the package's tests alone, is called each time
+	// a long poll has read its analysis, found it not done, and waits for
+	// its next change.
+	pollWaiting func()
 }
 
 // Defaults of the server's options.

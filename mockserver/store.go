@@ -255,20 +255,13 @@ func newStore(base []Workflow, ids *idGen, clock Clock, run runner) *store {
 	return &store{st: newState(base, ids, clock, run), base: base}
 }
 
-// reset empties the store but for the server's workflows; the analyses'
-// runs stop, and long polls wake to find their analysis gone.
+// reset empties the store but for the server's workflows: it restores
+// a snapshot of them alone. The analyses' runs stop, and long polls wake
+// to find their analysis gone.
 func (s *store) reset() {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	for _, rec := range s.st.analyses {
-		rec.stopRun()
-		rec.notify()
-	}
-	old := s.st
-	if old.started != nil {
-		close(old.started)
-	}
-	s.st = newState(s.base, old.ids, old.clock, old.run)
+	// A snapshot of nothing but workflows, already valid, cannot be
+	// refused.
+	_ = s.restore(snapshotData{Workflows: s.base})
 }
 
 // stopRuns stops every analysis run, when the server closes.

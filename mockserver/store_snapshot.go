@@ -61,7 +61,8 @@ func sortedRecords[R any](m map[string]R, seq func(R) int64) []R {
 }
 
 // restore replaces the records with a snapshot's, stopping the runs of
-// the analyses it had and arming those of the snapshot's running ones.
+// the analyses it had and arming those of the snapshot's running ones;
+// reset restores one of the server's workflows alone.
 func (s *store) restore(d snapshotData) error {
 	st, err := stateOfSnapshot(d)
 	if err != nil {
@@ -69,9 +70,15 @@ func (s *store) restore(d snapshotData) error {
 	}
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
+	// The old analyses' runs stop, their long polls wake to look again,
+	// and so do the waits for a profile's first analysis, which then
+	// look in st.
 	for _, rec := range s.st.analyses {
 		rec.stopRun()
 		rec.notify()
+	}
+	if s.st.started != nil {
+		close(s.st.started)
 	}
 	st.ids, st.clock, st.run = s.st.ids, s.st.clock, s.st.run
 	s.st = st
