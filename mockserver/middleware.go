@@ -39,6 +39,9 @@ type exchange struct {
 	// control is true for the /_mock/ routes, which are not recorded and
 	// take no faults.
 	control bool
+	// faulted is true when an injected fault answered, or shapes the
+	// answer.
+	faulted bool
 	// vars are the route's path variables, still escaped.
 	vars map[string]string
 
@@ -79,6 +82,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x.idHeader[0] = x.requestID
 	w.Header()[requestIDHeader] = x.idHeader[:]
 	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
+	if s.cfg.openapiReport != nil {
+		s.serveChecked(x, w, r)
+		return
+	}
 	chain().ServeHTTP(x, r)
 }
 
@@ -224,6 +231,7 @@ func injectFaults(next http.Handler) http.Handler {
 		if !x.control {
 			if f, ok := x.tenant.faults.match(r.Method, r.URL.EscapedPath()); ok {
 				answered, shaped := x.srv.applyFault(w, r, f)
+				x.faulted = answered || shaped != w
 				if answered {
 					return
 				}

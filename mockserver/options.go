@@ -33,6 +33,9 @@ type config struct {
 	corsOrigins      []string
 	reportDelay      time.Duration
 	stateFile        string
+	// openapiReport, when set, is told of each exchange that disagrees
+	// with the service's OpenAPI document (WithOpenAPICheck).
+	openapiReport func(error)
 	// pollWaiting, set by the package's tests alone, is called each time
 	// a long poll has read its analysis, found it not done, and waits for
 	// its next change.

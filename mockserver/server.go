@@ -64,13 +64,33 @@ func New(opts ...Option) *Server {
 // NewTest starts a server for a test and closes it when the test ends.
 // Its analyses take 100ms (TestAnalysisDuration) unless opts say
 // otherwise: a test that does not care about timing does not wait the 3s
-// of New and the binary.
+// of New and the binary. It holds every exchange of the service's routes
+// to api/openapi.yaml (WithOpenAPICheck), failing t, naming the operation
+// and the field, where the mock's answer is not one the service could
+// give; WithOpenAPICheck(nil) turns that off.
 func NewTest(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s, err := Start("127.0.0.1:0", append([]Option{WithAnalysisDuration(TestAnalysisDuration)}, opts...)...)
+	var (
+		mu    sync.Mutex
+		ended bool // the server has closed: a report would come after t
+	)
+	check := WithOpenAPICheck(func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !ended {
+			t.Errorf("mockserver: the mock's exchange disagrees with api/openapi.yaml: %v", err)
+		}
+	})
+	s, err := Start("127.0.0.1:0", append([]Option{WithAnalysisDuration(TestAnalysisDuration), check}, opts...)...)
 	if err != nil {
 		t.Fatalf("mockserver: %v", err)
 	}
+	// Cleanups run last first: the server closes, then reports end.
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		ended = true
+	})
 	t.Cleanup(s.Close)
 	return s
 }
