@@ -5,6 +5,7 @@ import (
 	"errors"
 	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,10 +71,31 @@ func upload(t *testing.T, parts ...string) (http.Header, []byte) {
 	return keyed("Content-Type", w.FormDataContentType()), b.Bytes()
 }
 
+// uploadOf is a multipart/form-data body whose file part has the media
+// type given.
+func uploadOf(t *testing.T, mediaType, data string) (http.Header, []byte) {
+	t.Helper()
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="file"; filename="document"`)
+	h.Set("Content-Type", mediaType)
+	fw, err := w.CreatePart(h)
+	require.NoError(t, err)
+	_, err = fw.Write([]byte(data))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return keyed("Content-Type", w.FormDataContentType()), b.Bytes()
+}
+
 func TestCheck(t *testing.T) {
 	v := newValidator(t)
 	upHeader, upBody := upload(t, "file", "PASSPORT", "name", "Passport", "metadata", `{"side":"front"}`)
 	noFileHeader, noFileBody := upload(t, "name", "Passport")
+	textHeader, textBody := uploadOf(t, "text/plain; charset=utf-8", "PASSPORT")
+	pdfHeader, pdfBody := uploadOf(t, "application/pdf", "%PDF-1.7\n\x00\xff")
+	jsonFileHeader, jsonFileBody := uploadOf(t, "application/json", `{"full_name":"Jane"}`)
+	csvHeader, csvBody := uploadOf(t, "text/csv", "a,\"b\nc")
 	type want struct{ operation, in, field string }
 	tests := []struct {
 		name string
@@ -172,6 +194,37 @@ func TestCheck(t *testing.T) {
 				Status: 201, ResponseHeader: jsonHeader(), ResponseBody: []byte(itemJSON)},
 		},
 		{
+			name: "an upload of a text file",
+			ex: openapicheck.Exchange{Method: "POST", URL: "/v1/folders/fld_1/items", Header: textHeader, Body: textBody,
+				Status: 201, ResponseHeader: jsonHeader(), ResponseBody: []byte(itemJSON)},
+		},
+		{
+			name: "an upload of a PDF",
+			ex: openapicheck.Exchange{Method: "POST", URL: "/v1/folders/fld_1/items", Header: pdfHeader, Body: pdfBody,
+				Status: 201, ResponseHeader: jsonHeader(), ResponseBody: []byte(itemJSON)},
+		},
+		{
+			name: "an upload of a JSON file, its bytes a string",
+			ex: openapicheck.Exchange{Method: "POST", URL: "/v1/folders/fld_1/items", Header: jsonFileHeader, Body: jsonFileBody,
+				Status: 201, ResponseHeader: jsonHeader(), ResponseBody: []byte(itemJSON)},
+		},
+		{
+			name: "an upload of a CSV file that does not parse",
+			ex: openapicheck.Exchange{Method: "POST", URL: "/v1/folders/fld_1/items", Header: csvHeader, Body: csvBody,
+				Status: 201, ResponseHeader: jsonHeader(), ResponseBody: []byte(itemJSON)},
+		},
+		{
+			name: "an upload cut short, accepted",
+			ex: openapicheck.Exchange{Method: "POST", URL: "/v1/folders/fld_1/items", Header: upHeader, Body: upBody[:len(upBody)/2],
+				Status: 201, ResponseHeader: jsonHeader(), ResponseBody: []byte(itemJSON)},
+			want: []want{{"createItem", "request", "body"}},
+		},
+		{
+			name: "an upload cut short, refused",
+			ex: openapicheck.Exchange{Method: "POST", URL: "/v1/folders/fld_1/items", Header: upHeader, Body: upBody[:len(upBody)/2],
+				Status: 400, ResponseHeader: jsonHeader(), ResponseBody: []byte(errorBody(400, "VALIDATION_ERROR"))},
+		},
+		{
 			name: "an upload without its file, accepted",
 			ex: openapicheck.Exchange{Method: "POST", URL: "/v1/folders/fld_1/items", Header: noFileHeader, Body: noFileBody,
 				Status: 201, ResponseHeader: jsonHeader(), ResponseBody: []byte(itemJSON)},
@@ -245,6 +298,49 @@ func TestCheck(t *testing.T) {
 				ResponseBody: []byte(errorBody(404, "NOT_FOUND"))},
 		},
 		{
+			name: "a path with a trailing slash is not its operation's",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/profiles/pf_1/", Header: keyed(), Status: 404, ResponseHeader: jsonHeader(),
+				ResponseBody: []byte(errorBody(404, "NOT_FOUND"))},
+		},
+		{
+			name: "a path with a trailing slash, answered as its operation",
+			ex:   openapicheck.Exchange{Method: "GET", URL: "/v1/profiles/pf_1/", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(), ResponseBody: []byte(profileJSON)},
+			want: []want{{"GET /v1/profiles/pf_1/", "answer", "status"}},
+		},
+		{
+			name: "an unknown route without a key, answered 401 before routing",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/nothing", Status: 401, ResponseHeader: jsonHeader(),
+				ResponseBody: []byte(errorBody(401, "UNAUTHORIZED"))},
+		},
+		{
+			name: "a method the path does not have, answered 401 before routing",
+			ex: openapicheck.Exchange{Method: "OPTIONS", URL: "/v1/profiles/pf_1", Header: keyed(), Status: 401, ResponseHeader: jsonHeader(),
+				ResponseBody: []byte(errorBody(401, "UNAUTHORIZED"))},
+		},
+		{
+			name: "an unknown route, answered 401 with another code",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/nothing", Status: 401, ResponseHeader: jsonHeader(),
+				ResponseBody: []byte(errorBody(401, "NOT_FOUND"))},
+			want: []want{{"GET /v1/nothing", "answer", "body /error/code"}},
+		},
+		{
+			name: "an unknown route, answered 503 before routing",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/nothing", Header: keyed(), Status: 503, ResponseHeader: jsonHeader("Retry-After", "1"),
+				ResponseBody: []byte(errorBody(503, "SERVICE_UNAVAILABLE"))},
+		},
+		{
+			name: "an unknown route, answered 503 without Retry-After",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/nothing", Header: keyed(), Status: 503, ResponseHeader: jsonHeader(),
+				ResponseBody: []byte(errorBody(503, "SERVICE_UNAVAILABLE"))},
+			want: []want{{"GET /v1/nothing", "answer", "header Retry-After"}},
+		},
+		{
+			name: "an unknown route, answered 409",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/nothing", Header: keyed(), Status: 409, ResponseHeader: jsonHeader(),
+				ResponseBody: []byte(errorBody(409, "ANALYSIS_IN_PROGRESS"))},
+			want: []want{{"GET /v1/nothing", "answer", "status"}},
+		},
+		{
 			name: "an unknown route, answered 200",
 			ex:   openapicheck.Exchange{Method: "GET", URL: "/v1/nothing", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(), ResponseBody: []byte(`{}`)},
 			want: []want{{"GET /v1/nothing", "answer", "status"}},
@@ -299,4 +395,46 @@ func TestCheckOutsideTheDocument(t *testing.T) {
 func TestMismatchError(t *testing.T) {
 	m := &openapicheck.Mismatch{Operation: "getFolder", Method: "GET", URL: "/v1/folders/fld_1", In: "answer", Field: "body /items/0/sizeBytes", Problem: "got string, want integer"}
 	require.Equal(t, "getFolder (GET /v1/folders/fld_1): answer body /items/0/sizeBytes: got string, want integer", m.Error())
+}
+
+func TestCheckControl(t *testing.T) {
+	v := newControlValidator(t)
+	entry := func(body string) string {
+		return `{"count":1,"dropped":0,"items":[{"time":"2030-03-01T09:00:01Z","requestId":"req_1","method":"POST","path":"/v1/folders/fld_1/items",` +
+			`"header":{"Content-Type":["text/plain"]},` + body + `,"status":201}]}`
+	}
+	for _, tt := range []struct {
+		name string
+		ex   openapicheck.Exchange
+		want string // the field that disagrees; "" for none
+	}{
+		{"the health check", openapicheck.Exchange{Method: "GET", URL: "/_mock/health", Status: 200, ResponseHeader: jsonHeader(),
+			ResponseBody: []byte(`{"status":"ok","version":"0.2.0"}`)}, ""},
+		{"a JSON body recorded as JSON", openapicheck.Exchange{Method: "GET", URL: "/_mock/requests", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(),
+			ResponseBody: []byte(entry(`"body":{"name":"Jane"}`))}, ""},
+		{"a text body recorded as text", openapicheck.Exchange{Method: "GET", URL: "/_mock/requests", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(),
+			ResponseBody: []byte(entry(`"body":"hello","bodyEncoding":"text"`))}, ""},
+		{"a body truncated", openapicheck.Exchange{Method: "GET", URL: "/_mock/requests", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(),
+			ResponseBody: []byte(entry(`"body":"aGVsbG8=","bodyEncoding":"base64","bodyTruncated":true,"bodySize":70000`))}, ""},
+		{"an encoded body that is not a string", openapicheck.Exchange{Method: "GET", URL: "/_mock/requests", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(),
+			ResponseBody: []byte(entry(`"body":{"name":"Jane"},"bodyEncoding":"text"`))}, "body /items/0/body"},
+		{"a body truncated without its size", openapicheck.Exchange{Method: "GET", URL: "/_mock/requests", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(),
+			ResponseBody: []byte(entry(`"body":"aGVsbG8=","bodyEncoding":"base64","bodyTruncated":true`))}, "body /items/0/bodySize"},
+		{"a fault that trickles", openapicheck.Exchange{Method: "POST", URL: "/_mock/faults", Header: keyed("Content-Type", "application/json"),
+			Body: []byte(`{"path":"/v1/analyses/*/report","truncate":100,"bytesPerSecond":1000}`), Status: 201, ResponseHeader: jsonHeader(),
+			ResponseBody: []byte(`{"id":"fault_1","path":"/v1/analyses/*/report","truncate":100,"bytesPerSecond":1000}`)}, ""},
+		{"the state written", openapicheck.Exchange{Method: "POST", URL: "/_mock/snapshot", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(),
+			ResponseBody: []byte(`{"path":"/tmp/state.json"}`)}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := v.Check(t.Context(), tt.ex)
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			var m *openapicheck.Mismatch
+			require.ErrorAs(t, err, &m)
+			require.Equal(t, tt.want, m.Field, "%v", err)
+		})
+	}
 }

@@ -63,6 +63,9 @@ type Validator struct {
 	// ("/v1/" or "/_mock/"): a path under it that no template matches is
 	// one the document says does not exist.
 	prefix string
+	// preRouting holds the answers that may come before a request is
+	// routed (see unrouted).
+	preRouting *openapi3.Operation
 }
 
 // route is a path template of the document, split into segments.
@@ -123,7 +126,39 @@ func load(doc []byte, name string) (*Validator, error) {
 		}
 		return strings.Compare(a.template, b.template)
 	})
+	v.preRouting = preRoutingAnswers(t)
 	return v, nil
+}
+
+// preRoutingAnswers gathers the answers every operation that needs the API
+// key declares alike (the same response of the components, such as 401
+// UNAUTHORIZED and 503 SERVICE_UNAVAILABLE) into an operation of their
+// own. A service authenticates a request before it routes it, so these may
+// answer a path or a method that has no operation too.
+func preRoutingAnswers(t *openapi3.T) *openapi3.Operation {
+	var common map[string]*openapi3.ResponseRef
+	for _, item := range t.Paths.Map() {
+		for _, op := range item.Operations() {
+			if op.Security != nil && len(*op.Security) == 0 {
+				continue // public: it answers before authentication
+			}
+			declared := op.Responses.Map()
+			if common == nil {
+				common = maps.Clone(declared)
+				continue
+			}
+			for status, resp := range common {
+				if d := declared[status]; d == nil || resp.Ref == "" || d.Ref != resp.Ref {
+					delete(common, status)
+				}
+			}
+		}
+	}
+	responses := openapi3.NewResponsesWithCapacity(len(common))
+	for status, resp := range common {
+		responses.Set(status, resp)
+	}
+	return &openapi3.Operation{Responses: responses}
 }
 
 // literals counts the template's segments that are not parameters.
@@ -230,9 +265,10 @@ func (v *Validator) Find(method, rawURL string) (Operation, bool) {
 	return Operation{ID: op.OperationID, Method: routeMethod(method), Path: r.template, Inferred: inferred}, true
 }
 
-// route finds the template of an escaped path.
+// route finds the template of an escaped path. A trailing slash is a
+// segment of its own, empty: /v1/profiles/pf_1/ is not /v1/profiles/pf_1.
 func (v *Validator) route(escapedPath string) (route, map[string]string, bool) {
-	segments := strings.Split(strings.Trim(escapedPath, "/"), "/")
+	segments := strings.Split(strings.TrimPrefix(escapedPath, "/"), "/")
 	for _, r := range v.routes {
 		if params, ok := r.match(segments); ok {
 			return r, params, true
@@ -329,8 +365,14 @@ func (ms Mismatches) Unwrap() []error {
 // with an error status the operation declares; one answered with success
 // is a mismatch of the request. A path under the document's prefix that
 // no operation has must be answered 404, and a method the path does not
-// have 405, with the error body. HEAD is checked as GET, with an empty
-// body.
+// have 405, with the error body, unless the answer is one that comes
+// before routing: one every operation that needs the API key declares
+// alike (401 UNAUTHORIZED, 503 SERVICE_UNAVAILABLE), since a service
+// authenticates a request before it routes it. A trailing slash is part
+// of the path: /v1/profiles/pf_1/ is no operation's. HEAD is checked as
+// GET, with an empty body. A multipart/form-data body is read part by
+// part: a part whose property is a string, such as a file, is its bytes
+// whatever its media type, which must be one its encoding allows.
 func (v *Validator) Check(ctx context.Context, ex Exchange) error {
 	return v.check(ctx, ex, true)
 }
@@ -355,13 +397,13 @@ func (v *Validator) check(ctx context.Context, ex Exchange, withRequest bool) er
 			return fmt.Errorf("%w: %s %s (the document's paths begin with %s)", ErrNotInDocument, ex.Method, c.target, v.prefix)
 		}
 		c.operation = ex.Method + " " + c.target
-		c.expectErrorAnswer(http.StatusNotFound, "no operation of the document has this path")
+		c.unrouted(ctx, escaped, http.StatusNotFound, "no operation of the document has this path")
 		return c.result()
 	}
 	op := r.item.GetOperation(routeMethod(ex.Method))
 	if op == nil {
 		c.operation = ex.Method + " " + r.template
-		c.expectErrorAnswer(http.StatusMethodNotAllowed, fmt.Sprintf("%s has no %s operation", r.template, ex.Method))
+		c.unrouted(ctx, r.template, http.StatusMethodNotAllowed, fmt.Sprintf("%s has no %s operation", r.template, ex.Method))
 		return c.result()
 	}
 	c.operation = op.OperationID
@@ -392,9 +434,16 @@ func (c *check) result() error {
 	return c.problems
 }
 
-// expectErrorAnswer checks the answer to a request the document has no
-// operation for: the status given, with the service's error body.
-func (c *check) expectErrorAnswer(status int, why string) {
+// unrouted checks the answer to a request the document has no operation
+// for: the status given, with the service's error body, or one of the
+// answers that come before routing (401 for a missing or wrong key, 503),
+// as the operations declare it.
+func (c *check) unrouted(ctx context.Context, path string, status int, why string) {
+	if c.ex.Status != status && c.v.preRouting.Responses.Status(c.ex.Status) != nil {
+		c.withRequest = false
+		c.validate(ctx, &routers.Route{Spec: c.v.doc, Path: path, Method: routeMethod(c.ex.Method), Operation: c.v.preRouting}, nil)
+		return
+	}
 	if c.ex.Status != status {
 		c.add("answer", "status", fmt.Sprintf("%s, so the answer should be %d, not %d", why, status, c.ex.Status))
 		return
@@ -439,15 +488,20 @@ func (c *check) validate(ctx context.Context, rt *routers.Route, params map[stri
 	if req.Header == nil {
 		req.Header = http.Header{}
 	}
+	// A multipart body is checked here (see multipartProblems).
+	form := multipartContent(rt.Operation, req.Header.Get("Content-Type"))
 	in := &openapi3filter.RequestValidationInput{
 		Request: req, PathParams: params, Route: rt,
-		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: authenticate, SkipSettingDefaults: true},
+		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: authenticate, SkipSettingDefaults: true, ExcludeRequestBody: form != nil},
 	}
 	if !c.withRequest {
 		c.validateAnswer(ctx, in, rt.Operation)
 		return
 	}
 	refused := requestProblems(openapi3filter.ValidateRequest(ctx, in))
+	if form != nil {
+		refused = append(refused, multipartProblems(form, req.Header.Get("Content-Type"), c.ex.Body)...)
+	}
 	refused = append(refused, undeclaredQuery(rt.Operation, rt.PathItem, c.u.Query())...)
 
 	if len(refused) > 0 && c.ex.Status >= 200 && c.ex.Status < 300 {

@@ -147,16 +147,20 @@ func leaves(e *jsonschema.ValidationError, p *message.Printer, out *[]problem) {
 	}
 	at := " "
 	for _, token := range e.InstanceLocation {
-		at += "/" + strings.ReplaceAll(strings.ReplaceAll(token, "~", "~0"), "/", "~1")
+		at += "/" + pointerToken(token)
 	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
 		for _, name := range k.Missing {
-			*out = append(*out, problem{field: strings.TrimSuffix(at, "/") + "/" + name, problem: "missing: the field is required"})
+			*out = append(*out, problem{field: strings.TrimSuffix(at, "/") + "/" + pointerToken(name), problem: "missing: the field is required"})
+		}
+	case *kind.DependentRequired:
+		for _, name := range k.Missing {
+			*out = append(*out, problem{field: strings.TrimSuffix(at, "/") + "/" + pointerToken(name), problem: "missing: the field is required with " + k.Prop})
 		}
 	case *kind.AdditionalProperties:
 		for _, name := range k.Properties {
-			*out = append(*out, problem{field: strings.TrimSuffix(at, "/") + "/" + name, problem: "not a field of the document's schema"})
+			*out = append(*out, problem{field: strings.TrimSuffix(at, "/") + "/" + pointerToken(name), problem: "not a field of the document's schema"})
 		}
 	default:
 		*out = append(*out, problem{field: strings.TrimRight(at, " "), problem: e.ErrorKind.LocalizedString(p)})

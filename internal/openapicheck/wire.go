@@ -54,8 +54,14 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 // Handler returns an http.Handler that serves each request with next and
 // checks it and its answer with Check once next has returned, calling
 // report with each error but ErrNotInDocument. It passes flushes,
-// hijacking and http.ResponseController through; an answer whose
-// connection was hijacked (a dropped connection) is not checked.
+// hijacking and http.ResponseController through.
+//
+// It checks the exchange as it went over the wire. The request's body is
+// what next read of it: the Handler reads no more, so that a server that
+// refuses a body without reading it still does. An answer to HEAD has no
+// body, whatever next wrote, since net/http sends none. Not checked: an
+// answer whose connection was hijacked (a dropped connection), and a
+// request whose client left before any answer began, which had none.
 func (v *Validator) Handler(next http.Handler, report func(error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body bytes.Buffer
@@ -65,18 +71,14 @@ func (v *Validator) Handler(next http.Handler, report func(error)) http.Handler 
 				io.Closer
 			}{io.TeeReader(r.Body, &body), r.Body}
 		}
-		rec := &recorder{ResponseWriter: w}
+		rec := &recorder{ResponseWriter: w, head: r.Method == http.MethodHead}
 		next.ServeHTTP(rec, r)
-		if rec.hijacked {
+		if rec.hijacked || rec.status == 0 && r.Context().Err() != nil {
 			return
 		}
 		status := rec.status
 		if status == 0 {
 			status = http.StatusOK
-		}
-		// What the handler did not read of the body is the request's too.
-		if r.Body != nil {
-			_, _ = io.Copy(io.Discard, r.Body)
 		}
 		v.reportCheck(r, body.Bytes(), status, w.Header(), rec.body.Bytes(), report)
 	})
@@ -93,9 +95,11 @@ func (v *Validator) reportCheck(r *http.Request, body []byte, status int, header
 	}
 }
 
-// recorder keeps a copy of the answer a handler writes.
+// recorder keeps a copy of the answer a handler writes; of an answer to
+// HEAD, none of its body, which is not sent.
 type recorder struct {
 	http.ResponseWriter
+	head     bool
 	status   int
 	body     bytes.Buffer
 	hijacked bool
@@ -112,7 +116,9 @@ func (r *recorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
-	r.body.Write(b)
+	if !r.head {
+		r.body.Write(b)
+	}
 	return r.ResponseWriter.Write(b)
 }
 

@@ -2,6 +2,7 @@ package openapicheck_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -129,4 +130,85 @@ func TestHandlerPassesHijackingThrough(t *testing.T) {
 	_, err = http.DefaultClient.Do(req)
 	require.Error(t, err, "the connection was dropped")
 	require.Empty(t, got.all(), "a dropped connection has no answer to check")
+}
+
+func TestHandlerChecksHEADWithoutABody(t *testing.T) {
+	v := newValidator(t)
+	var got reports
+	// A handler that writes the body of GET for HEAD too, as many do:
+	// net/http sends none.
+	profile := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, profileJSON)
+	})
+	srv := httptest.NewServer(v.Handler(profile, got.add))
+	defer srv.Close()
+	require.Empty(t, send(t, http.DefaultClient, "HEAD", srv.URL+"/v1/profiles/pf_1", ""))
+	require.Empty(t, got.all(), "the answer to HEAD went without its body")
+}
+
+func TestHandlerLeavesAnUnansweredRequestUnchecked(t *testing.T) {
+	v := newValidator(t)
+	var got reports
+	started, done := make(chan struct{}), make(chan struct{})
+	// A long poll that lets go without answering when its client leaves.
+	poll := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-r.Context().Done()
+	})
+	checked := v.Handler(poll, got.add)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(done)
+		checked.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	req, err := http.NewRequestWithContext(ctx, "GET", srv.URL+"/v1/analyses/analysis_1?waitForReport=true", nil)
+	require.NoError(t, err)
+	go func() {
+		<-started
+		cancel()
+	}()
+	_, err = http.DefaultClient.Do(req)
+	require.ErrorIs(t, err, context.Canceled)
+	<-done
+	require.Empty(t, got.all(), "the client left before any answer: there is none to check")
+}
+
+func TestHandlerReadsNoMoreOfTheBodyThanTheServer(t *testing.T) {
+	v := newValidator(t)
+	var got reports
+	// A server that refuses a body it will not read.
+	refuse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		_, _ = io.WriteString(w, `{"error":{"code":"PAYLOAD_TOO_LARGE","status":413,"message":"too large"}}`)
+	})
+	checked := v.Handler(refuse, got.add)
+	read := make(chan int64, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		counted := &countingReader{r: r.Body}
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{counted, r.Body}
+		checked.ServeHTTP(w, r)
+		read <- counted.n
+	}))
+	defer srv.Close()
+	send(t, http.DefaultClient, "PATCH", srv.URL+"/v1/profiles/pf_1", `{"name":"`+strings.Repeat("x", 64<<10)+`"}`)
+	require.Zero(t, <-read, "bytes of the body read by the check")
+	require.Empty(t, got.all())
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
