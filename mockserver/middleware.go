@@ -40,8 +40,10 @@ type exchange struct {
 	// take no faults.
 	control bool
 	// faulted is true when an injected fault answered, or shapes the
-	// answer.
-	faulted bool
+	// answer; preflight, when the answer is that of a CORS preflight
+	// (WithCORS). Such an answer is the mock's own, not the service's:
+	// WithOpenAPICheck does not hold it to the service's document.
+	faulted, preflight bool
 	// vars are the route's path variables, still escaped.
 	vars map[string]string
 

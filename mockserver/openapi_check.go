@@ -16,8 +16,10 @@ import (
 // bug of the mock, or of a WithAnalyzer whose result the service could
 // not give. A request the document refuses passes when the mock refused
 // it too, with a status the operation declares. Not checked: the control
-// API and the storage URLs, which the document does not describe, and
-// the answers of injected faults, which are the test's own.
+// API and the storage URLs, which the document does not describe, the
+// answers of injected faults, which are the test's own, and those of CORS
+// preflights (WithCORS), which are the browser's business, not the
+// service's.
 //
 // NewTest turns it on, failing its test on a disagreement; WithOpenAPICheck(nil)
 // turns it off. It costs a validation of each exchange, and a copy of its
@@ -47,7 +49,7 @@ func (s *Server) serveChecked(x *exchange, w http.ResponseWriter, r *http.Reques
 		chain().ServeHTTP(x, r)
 	})
 	v.Handler(serve, func(err error) {
-		if !x.faulted {
+		if !x.faulted && !x.preflight {
 			s.cfg.openapiReport(err)
 		}
 	}).ServeHTTP(w, r)

@@ -58,6 +58,9 @@ func cors(next http.Handler) http.Handler {
 		}
 		allowed := slices.Contains(origins, "*") || slices.Contains(origins, origin)
 		preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+		// A preflight is the browser's, answered here for WithCORS: the
+		// service's document does not describe it.
+		x.preflight = preflight
 		h := w.Header()
 		h.Add("Vary", "Origin")
 		if !allowed {
