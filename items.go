@@ -127,8 +127,10 @@ func (c *Client) CreateTextItem(ctx context.Context, folderID, text string, para
 	return c.createItem(ctx, folderID, createItemBody{Type: ItemText, Name: params.Name, Content: text, Metadata: params.Metadata}, opts)
 }
 
-// CreateJSONItem stores a JSON value (any value encoding/json can marshal)
-// as an item of a folder.
+// CreateJSONItem stores a JSON document as an item of a folder: content is
+// any value encoding/json marshals as a JSON object (a struct or a map),
+// since an item's content is a string or an object; the mock refuses any
+// other value with VALIDATION_ERROR.
 //
 // POST /v1/folders/{folderId}/items, as application/json (inferred: not in
 // the published interface; verified only against this project's mock

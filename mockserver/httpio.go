@@ -176,8 +176,13 @@ func bodyReadError(err error, limit int64) *apiError {
 // unmarshalStrict decodes one JSON object into v, refusing unknown fields,
 // wrong types and trailing data, with a message that names the field.
 func unmarshalStrict(body []byte, v any) *apiError {
-	if len(bytes.TrimSpace(body)) == 0 {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
 		return validation("the request body is empty: a JSON object is required")
+	}
+	// encoding/json decodes null into a struct as nothing at all.
+	if string(trimmed) == "null" {
+		return validation("the request body must be a JSON object, not null")
 	}
 	if !utf8.Valid(body) {
 		// encoding/json would replace the bad bytes silently.

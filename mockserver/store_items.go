@@ -95,6 +95,11 @@ func checkItemContent(typ profilesvc.ItemType, raw json.RawMessage) (json.RawMes
 	if err != nil {
 		return nil, nil, validation("field \"content\" is not valid JSON: %v", err)
 	}
+	// The interface document gives an item's content as a string or an
+	// object: a JSON item's is an object.
+	if compact[0] != '{' {
+		return nil, nil, validation("field \"content\" must be a JSON object for a json item")
+	}
 	return compact, compact, nil
 }
 
