@@ -18,6 +18,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,21 +65,63 @@ func fixedSeed() *mockserver.Seed {
 type fuzzEnv struct {
 	srv *mockserver.Server
 	hc  *http.Client
+
+	mu sync.Mutex
+	// input is the input being run, which a disagreement with
+	// api/openapi.yaml fails; stray keeps those that came with none.
+	input *testing.T
+	stray []error
 }
 
 // startFuzzEnv starts the server of a fuzz target, with small body limits so
-// that inputs reach them, and loads the fixed state.
+// that inputs reach them, and loads the fixed state. The server holds its
+// exchanges to api/openapi.yaml, as NewTest's do, but fails the input that
+// caused a disagreement rather than f, which cannot fail inside the fuzz
+// target: each target's function calls e.run(t) first.
 func startFuzzEnv(f *testing.F, opts ...mockserver.Option) *fuzzEnv {
 	f.Helper()
+	e := &fuzzEnv{hc: newHTTPClient(f)}
 	all := append([]mockserver.Option{
 		mockserver.WithManualAnalyses(),
 		mockserver.WithRequestRecordSize(8),
 		mockserver.WithMaxJSONBody(2048),
 		mockserver.WithMaxUploadSize(4096),
+		mockserver.WithOpenAPICheck(e.disagrees),
 	}, opts...)
-	e := &fuzzEnv{srv: mockserver.NewTest(f, all...), hc: newHTTPClient(f)}
+	e.srv = mockserver.NewTest(f, all...)
+	f.Cleanup(func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		for _, err := range e.stray {
+			f.Errorf("mockserver: the mock's exchange disagrees with api/openapi.yaml: %v", err)
+		}
+	})
 	require.NoError(f, e.reset())
 	return e
+}
+
+// run makes t the input that disagreements fail, until it ends.
+func (e *fuzzEnv) run(t *testing.T) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.input = t
+	t.Cleanup(func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.input = nil
+	})
+}
+
+// disagrees fails the input being run with a disagreement of the mock's
+// exchange with api/openapi.yaml.
+func (e *fuzzEnv) disagrees(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.input == nil {
+		e.stray = append(e.stray, err)
+		return
+	}
+	e.input.Errorf("mockserver: the mock's exchange disagrees with api/openapi.yaml: %v", err)
 }
 
 // reset puts the server back to the fixed state.
@@ -176,6 +219,7 @@ func FuzzJSONBodies(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
+		e.run(t)
 		ep := jsonEndpoints[int(which)%len(jsonEndpoints)]
 		require.NoError(t, e.reset())
 		path := ep.path
@@ -268,6 +312,7 @@ func FuzzCursor(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, which, variant uint8, cursor string) {
+		e.run(t)
 		path := listings[int(which)%len(listings)] + cursorQuery(variant, cursor)
 		r, err := e.send("GET", path, "", nil)
 		require.NoError(t, err, "GET %s", path)
@@ -329,6 +374,7 @@ func FuzzMultipartUpload(f *testing.F) {
 	f.Add(uint8(0), b, []byte("--"+b+"\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\nContent-Type: multipart/mixed; boundary=inner\r\n\r\n--inner\r\n\r\nx\r\n--inner--\r\n--"+b+"--\r\n"))
 	f.Add(uint8(0), b, []byte("--"+b+"\r\n"+strings.Repeat("X-H: v\r\n", 200)+"Content-Disposition: form-data; name=\"file\"\r\n\r\nx\r\n--"+b+"--\r\n"))
 	f.Fuzz(func(t *testing.T, mode uint8, boundary string, body []byte) {
+		e.run(t)
 		var ct string
 		switch mode % 3 {
 		case 0:
@@ -497,6 +543,7 @@ func FuzzPathIDs(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, id string) {
+		e.run(t)
 		rt := routes[int(which)%len(routes)]
 		open := strings.IndexByte(rt.template, '{')
 		end := strings.IndexByte(rt.template, '}')
