@@ -18,6 +18,8 @@ package mockserver_test
 //     mock's memory per waiter.
 //   - BenchmarkMemory: the mock's memory per stored item and per analysis,
 //     for 100,000 items.
+//   - BenchmarkOpenAPICheck: what NewTest's check against api/openapi.yaml
+//     costs an exchange, against the same mock unchecked.
 //   - BenchmarkRender, in package mockserver/internal/report: PDF time and
 //     size.
 //
@@ -843,4 +845,63 @@ func BenchmarkNewClose(b *testing.B) {
 	b.ReportMetric(float64(mockTime.Microseconds())/n, "mock-µs")
 	b.ReportMetric(float64(bareTime.Microseconds())/n, "httptest-µs")
 	b.ReportMetric(float64(mockTime)/float64(bareTime), "mock/httptest")
+}
+
+// BenchmarkOpenAPICheck measures what NewTest's check against
+// api/openapi.yaml costs an exchange: GET /v1/analyses/{id} of a completed
+// typical analysis, one request at a time, to a mock that checks it and
+// to one that does not, alternating. It reports both times and
+// checked/unchecked.
+func BenchmarkOpenAPICheck(b *testing.B) {
+	var reported atomic.Int64
+	checked := mockserver.New(mockserver.WithManualAnalyses(), mockserver.WithOpenAPICheck(func(error) { reported.Add(1) }))
+	b.Cleanup(checked.Close)
+	unchecked := mockserver.New(mockserver.WithManualAnalyses())
+	b.Cleanup(unchecked.Close)
+	hc := &http.Client{Transport: keepAliveTransport(2)}
+	b.Cleanup(hc.CloseIdleConnections)
+	get := func(srv *mockserver.Server) func() error {
+		pid, _, docs := typicalProfile(b, srv, 0)
+		id := startBySDK(b, sdkClient(b, srv), pid, docs)
+		require.NoError(b, srv.CompleteAnalysis(id), "CompleteAnalysis")
+		return func() error {
+			req, err := http.NewRequest("GET", srv.URL+"/v1/analyses/"+id, nil)
+			if err != nil {
+				return err
+			}
+			req.Header.Set("x-api-key", srv.APIKey)
+			resp, err := hc.Do(req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				return err
+			}
+			if resp.StatusCode != 200 {
+				return fmt.Errorf("GET analysis: %s", resp.Status)
+			}
+			return nil
+		}
+	}
+	getChecked, getUnchecked := get(checked), get(unchecked)
+	for range 20 { // warm the connections and the validator
+		require.NoError(b, getChecked())
+		require.NoError(b, getUnchecked())
+	}
+	b.ReportAllocs()
+	var checkedTime, uncheckedTime time.Duration
+	for b.Loop() {
+		start := time.Now()
+		require.NoError(b, getChecked())
+		mid := time.Now()
+		require.NoError(b, getUnchecked())
+		checkedTime += mid.Sub(start)
+		uncheckedTime += time.Since(mid)
+	}
+	require.Zero(b, reported.Load(), "the check reported a disagreement")
+	n := float64(b.N)
+	b.ReportMetric(float64(checkedTime.Microseconds())/n, "checked-µs")
+	b.ReportMetric(float64(uncheckedTime.Microseconds())/n, "unchecked-µs")
+	b.ReportMetric(float64(checkedTime)/float64(uncheckedTime), "checked/unchecked")
 }

@@ -53,6 +53,15 @@ func newServer(t *testing.T, opts ...mockserver.Option) *mockserver.Server {
 	return mockserver.NewTest(t, opts...)
 }
 
+// openapiChecked holds a server made with New, Start or NewHandler to
+// api/openapi.yaml, as NewTest holds its own, failing t on a disagreement.
+// The server must close before t ends.
+func openapiChecked(t testing.TB) mockserver.Option {
+	return mockserver.WithOpenAPICheck(func(err error) {
+		t.Errorf("the mock's exchange disagrees with api/openapi.yaml: %v", err)
+	})
+}
+
 // rawClient is the client of the raw requests: no retries, and no
 // redirects followed, so that a path-cleaning redirect shows up as the
 // 301/302 it is.

@@ -19,7 +19,7 @@ import (
 )
 
 func TestKitNew(t *testing.T) {
-	srv := mockserver.New()
+	srv := mockserver.New(openapiChecked(t))
 	defer srv.Close()
 
 	assert.Regexp(t, regexp.MustCompile(`^http://127\.0\.0\.1:\d+$`), srv.URL, "URL, want http://127.0.0.1:PORT")
@@ -125,7 +125,7 @@ func TestKitStart(t *testing.T) {
 
 func TestKitNewHandler(t *testing.T) {
 	clock := newTimerClock(wallClock{})
-	srv, err := mockserver.NewHandler(mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
+	srv, err := mockserver.NewHandler(mockserver.WithManualAnalyses(), mockserver.WithClock(clock), openapiChecked(t))
 	require.NoError(t, err, "NewHandler")
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
@@ -168,7 +168,7 @@ func TestKitClose(t *testing.T) {
 		// it, and a poll Close left to its grace period would be cut
 		// rather than answered.
 		clock := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-		srv := mockserver.New(mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
+		srv := mockserver.New(mockserver.WithManualAnalyses(), mockserver.WithClock(clock), openapiChecked(t))
 		defer srv.Close()
 		pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
 		id := startAnalysis(t, srv, pid, iid)
@@ -200,7 +200,7 @@ func TestKitClose(t *testing.T) {
 
 	t.Run("releases a delayed request promptly", func(t *testing.T) {
 		clock := newTimerClock(wallClock{})
-		srv := mockserver.New(mockserver.WithClock(clock))
+		srv := mockserver.New(mockserver.WithClock(clock), openapiChecked(t))
 		defer srv.Close()
 		// Five minutes, on the real clock, cannot pass within the minute
 		// waited here: only Close can end the delay.

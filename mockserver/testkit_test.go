@@ -843,7 +843,7 @@ func TestKitNewTestAnalysisDuration(t *testing.T) {
 			return mockserver.NewTest(t, mockserver.WithClock(fc))
 		}, 100 * time.Millisecond},
 		{"New", func(t *testing.T, fc *mockserver.FakeClock) *mockserver.Server {
-			srv := mockserver.New(mockserver.WithClock(fc))
+			srv := mockserver.New(mockserver.WithClock(fc), openapiChecked(t))
 			t.Cleanup(srv.Close)
 			return srv
 		}, 3 * time.Second},

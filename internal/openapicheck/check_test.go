@@ -354,7 +354,7 @@ func TestCheck(t *testing.T) {
 			name: "a method the path does not have, answered with a bad body",
 			ex: openapicheck.Exchange{Method: "PUT", URL: "/v1/profiles/pf_1", Header: keyed(), Status: 405, ResponseHeader: jsonHeader(),
 				ResponseBody: []byte(`{"message":"no"}`)},
-			want: []want{{"PUT /v1/profiles/{profileId}", "answer", "body /error"}},
+			want: []want{{"PUT /v1/profiles/{profileId}", "answer", "body /error"}, {"PUT /v1/profiles/{profileId}", "answer", "body /message"}},
 		},
 	}
 	for _, tt := range tests {

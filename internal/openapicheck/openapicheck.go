@@ -66,6 +66,8 @@ type Validator struct {
 	// preRouting holds the answers that may come before a request is
 	// routed (see unrouted).
 	preRouting *openapi3.Operation
+	// schemas validates the answers' bodies.
+	schemas *schemas
 }
 
 // route is a path template of the document, split into segments.
@@ -108,7 +110,19 @@ func load(doc []byte, name string) (*Validator, error) {
 	if err := t.Validate(context.Background(), openapi3.EnableExamplesValidation()); err != nil {
 		return nil, fmt.Errorf("openapicheck: %s is not a valid OpenAPI document: %w", name, err)
 	}
-	v := &Validator{doc: t}
+	docs := map[string]*openapi3.T{name: t}
+	if name != api.OpenAPIFile {
+		service, err := openapi3.NewLoader().LoadFromData(api.OpenAPI())
+		if err != nil {
+			return nil, fmt.Errorf("openapicheck: loading %s: %w", api.OpenAPIFile, err)
+		}
+		docs[api.OpenAPIFile] = service
+	}
+	s, err := newSchemas(docs, name)
+	if err != nil {
+		return nil, err
+	}
+	v := &Validator{doc: t, schemas: s}
 	for template, item := range t.Paths.Map() {
 		v.routes = append(v.routes, route{template: template, segments: strings.Split(strings.Trim(template, "/"), "/"), item: item})
 		first := "/" + strings.SplitN(strings.TrimPrefix(template, "/"), "/", 2)[0] + "/"
@@ -407,6 +421,7 @@ func (v *Validator) check(ctx context.Context, ex Exchange, withRequest bool) er
 		return c.result()
 	}
 	c.operation = op.OperationID
+	c.opLoc = v.schemas.operation(r.template, routeMethod(ex.Method))
 	c.validate(ctx, &routers.Route{Spec: v.doc, Path: r.template, PathItem: r.item, Method: routeMethod(ex.Method), Operation: op}, params)
 	return c.result()
 }
@@ -421,6 +436,9 @@ type check struct {
 	problems  Mismatches
 	// withRequest is false when only the answer is checked.
 	withRequest bool
+	// opLoc is the operation's place in the document, for its schemas;
+	// "" for an exchange no operation of the document routes.
+	opLoc string
 }
 
 func (c *check) add(in, field, problem string) {
@@ -455,12 +473,12 @@ func (c *check) unrouted(ctx context.Context, path string, status int, why strin
 	if schema == nil {
 		return
 	}
-	c.checkJSONBody(schema, "answer")
+	c.checkJSONBody(schema, c.v.schemas.component("Error"), "answer")
 }
 
-// checkJSONBody checks the answer's body against a schema, outside any
-// operation.
-func (c *check) checkJSONBody(schema *openapi3.SchemaRef, in string) {
+// checkJSONBody checks the answer's body against a schema, at loc in the
+// document, outside any operation.
+func (c *check) checkJSONBody(schema *openapi3.SchemaRef, loc, in string) {
 	if mt := mediaType(c.ex.ResponseHeader.Get("Content-Type")); mt != "application/json" {
 		c.add(in, "header Content-Type", fmt.Sprintf("the error body is JSON, not %q", c.ex.ResponseHeader.Get("Content-Type")))
 		return
@@ -470,10 +488,8 @@ func (c *check) checkJSONBody(schema *openapi3.SchemaRef, in string) {
 		c.add(in, "body", "not JSON: "+err.Error())
 		return
 	}
-	if err := schema.Value.VisitJSON(value, openapi3.EnableJSONSchema2020(), openapi3.MultiErrors()); err != nil {
-		for _, p := range schemaProblems(err) {
-			c.add(in, "body"+p.field, p.problem)
-		}
+	for _, p := range c.v.schemas.problems(loc, schema, value) {
+		c.add(in, "body"+p.field, p.problem)
 	}
 }
 
@@ -528,13 +544,23 @@ func (c *check) validateAnswer(ctx context.Context, in *openapi3filter.RequestVa
 	declared := len(resp.Value.Content) > 0
 	jsonBody := declared && mediaType(header.Get("Content-Type")) == "application/json"
 	head := c.ex.Method == http.MethodHead
+	// A JSON body is checked with the document's compiled schema when the
+	// answer has a place in the document, else by kin-openapi.
+	var media *openapi3.MediaType
+	if jsonBody && !head {
+		media = resp.Value.Content.Get(header.Get("Content-Type"))
+	}
+	loc := c.answerBodyLocation(op, resp, media)
 	rin := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in, Status: c.ex.Status, Header: header,
 		Body:    io.NopCloser(bytes.NewReader(c.ex.ResponseBody)),
-		Options: &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, ExcludeResponseBody: head || !jsonBody},
+		Options: &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, ExcludeResponseBody: head || !jsonBody || loc != ""},
 	}
 	for _, p := range answerProblems(openapi3filter.ValidateResponse(ctx, rin)) {
 		c.add("answer", p.field, p.problem)
+	}
+	if loc != "" && media != nil && media.Schema != nil {
+		c.checkJSONBody(media.Schema, loc, "answer")
 	}
 	switch {
 	case head:
@@ -548,6 +574,30 @@ func (c *check) validateAnswer(ctx context.Context, in *openapi3filter.RequestVa
 	case !jsonBody:
 		c.checkMediaBody(resp.Value)
 	}
+}
+
+// answerBodyLocation is the place in the document of the schema of the
+// answer's body, of media type media, as op declares it; "" when there is
+// none to check or it has no place of its own.
+func (c *check) answerBodyLocation(op *openapi3.Operation, resp *openapi3.ResponseRef, media *openapi3.MediaType) string {
+	if media == nil || media.Schema == nil {
+		return ""
+	}
+	key, mediaKey := "", ""
+	for k, r := range op.Responses.Map() {
+		if r == resp {
+			key = k
+		}
+	}
+	for k, m := range resp.Value.Content {
+		if m == media {
+			mediaKey = k
+		}
+	}
+	if key == "" || mediaKey == "" {
+		return ""
+	}
+	return c.v.schemas.answerBody(c.opLoc, key, resp, mediaKey)
 }
 
 // checkMediaBody checks a body that kin-openapi does not: its media type
@@ -577,10 +627,8 @@ func (v *Validator) CheckSchema(name string, body []byte) error {
 		return fmt.Errorf("openapicheck: the value is not JSON: %w", err)
 	}
 	var out Mismatches
-	if err := schema.Value.VisitJSON(value, openapi3.EnableJSONSchema2020(), openapi3.MultiErrors()); err != nil {
-		for _, p := range schemaProblems(err) {
-			out = append(out, &Mismatch{Operation: name, In: "value", Field: strings.TrimSpace("body" + p.field), Problem: p.problem})
-		}
+	for _, p := range v.schemas.problems(v.schemas.component(name), schema, value) {
+		out = append(out, &Mismatch{Operation: name, In: "value", Field: strings.TrimSpace("body" + p.field), Problem: p.problem})
 	}
 	if len(out) == 0 {
 		return nil

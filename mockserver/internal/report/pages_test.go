@@ -47,7 +47,7 @@ func TestPagesAsImages(t *testing.T) {
 					require.NoError(t, os.WriteFile(base+".pdf", pdf, 0o644))
 					out, err := exec.CommandContext(t.Context(), pdftoppm, "-r", "100", "-png", base+".pdf", base).CombinedOutput()
 					require.NoError(t, err, "pdftoppm: %s", out)
-					images, err := filepath.Glob(base + "-*.png")
+					images, err := filepath.Glob(base + "-[0-9]*.png")
 					require.NoError(t, err)
 					assert.Len(t, images, pages, "one image a page")
 				})
