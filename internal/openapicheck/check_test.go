@@ -356,6 +356,47 @@ func TestCheck(t *testing.T) {
 				ResponseBody: []byte(`{"message":"no"}`)},
 			want: []want{{"PUT /v1/profiles/{profileId}", "answer", "body /error"}, {"PUT /v1/profiles/{profileId}", "answer", "body /message"}},
 		},
+		{
+			name: "an answer written twice: a value, then an error",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/profiles/pf_1", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(),
+				ResponseBody: []byte(profileJSON + "\n" + errorBody(500, "INTERNAL_ERROR"))},
+			want: []want{{"getProfile", "answer", "body"}},
+		},
+		{
+			name: "a request body of two values, answered 201",
+			ex: openapicheck.Exchange{Method: "POST", URL: "/v1/workflows/wf_default/profiles", Header: keyed("Content-Type", "application/json"),
+				Body: []byte(`{"name":"Jane"} {"bogus":1}`), Status: 201, ResponseHeader: jsonHeader(), ResponseBody: []byte(createdJSON)},
+			want: []want{{"createProfile", "request", "body"}},
+		},
+		{
+			name: "an answer whose Content-Type is not a media type",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/profiles/pf_1", Header: keyed(), Status: 200,
+				ResponseHeader: http.Header{"Content-Type": {"application/json; charset"}}, ResponseBody: []byte("not json at all")},
+			want: []want{{"getProfile", "answer", "header Content-Type"}},
+		},
+		{
+			name: "a report whose Content-Type repeats a parameter",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/analyses/analysis_1/report", Header: keyed(), Status: 200,
+				ResponseHeader: http.Header{"Content-Type": {"application/pdf; x=1; x=2"}}, ResponseBody: []byte("hello")},
+			want: []want{{"downloadReport", "answer", "header Content-Type"}},
+		},
+		{
+			name: "a parameter given twice, answered 200",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/profiles/pf_1/folders?limit=1&limit=500", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(),
+				ResponseBody: []byte(`{"count":0,"nextCursor":null,"items":[]}`)},
+			want: []want{{"listFolders", "request", "query limit"}},
+		},
+		{
+			name: "a parameter given twice, refused",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/profiles/pf_1/folders?limit=1&limit=500", Header: keyed(), Status: 400, ResponseHeader: jsonHeader(),
+				ResponseBody: []byte(errorBody(400, "VALIDATION_ERROR"))},
+		},
+		{
+			name: "a path of two leading slashes is under the document's paths",
+			ex: openapicheck.Exchange{Method: "GET", URL: "//v1/profiles/pf_1", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(),
+				ResponseBody: []byte(profileJSON)},
+			want: []want{{"GET //v1/profiles/pf_1", "answer", "status"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -425,6 +466,12 @@ func TestCheckControl(t *testing.T) {
 			ResponseBody: []byte(`{"id":"fault_1","path":"/v1/analyses/*/report","truncate":100,"bytesPerSecond":1000}`)}, ""},
 		{"the state written", openapicheck.Exchange{Method: "POST", URL: "/_mock/snapshot", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(),
 			ResponseBody: []byte(`{"path":"/tmp/state.json"}`)}, ""},
+		{"an unknown path, answered 404 with the error body", openapicheck.Exchange{Method: "GET", URL: "/_mock/nope", Header: keyed(), Status: 404, ResponseHeader: jsonHeader(),
+			ResponseBody: []byte(errorBody(404, "NOT_FOUND"))}, ""},
+		{"an unknown path, answered 404 with text", openapicheck.Exchange{Method: "GET", URL: "/_mock/nope", Header: keyed(), Status: 404,
+			ResponseHeader: http.Header{"Content-Type": {"text/plain"}}, ResponseBody: []byte("garbage")}, "header Content-Type"},
+		{"a method the path does not have, answered with a bad body", openapicheck.Exchange{Method: "PUT", URL: "/_mock/reset", Header: keyed(), Status: 405,
+			ResponseHeader: jsonHeader(), ResponseBody: []byte(`{"x":1}`)}, "body /error"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := v.Check(t.Context(), tt.ex)

@@ -37,6 +37,7 @@ package openapicheck
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -68,6 +69,9 @@ type Validator struct {
 	preRouting *openapi3.Operation
 	// schemas validates the answers' bodies.
 	schemas *schemas
+	// service is the service's document: doc itself, or the one the
+	// control API's refers to.
+	service *openapi3.T
 }
 
 // route is a path template of the document, split into segments.
@@ -111,18 +115,20 @@ func load(doc []byte, name string) (*Validator, error) {
 		return nil, fmt.Errorf("openapicheck: %s is not a valid OpenAPI document: %w", name, err)
 	}
 	docs := map[string]*openapi3.T{name: t}
+	service := t
 	if name != api.OpenAPIFile {
-		service, err := openapi3.NewLoader().LoadFromData(api.OpenAPI())
+		loaded, err := openapi3.NewLoader().LoadFromData(api.OpenAPI())
 		if err != nil {
 			return nil, fmt.Errorf("openapicheck: loading %s: %w", api.OpenAPIFile, err)
 		}
-		docs[api.OpenAPIFile] = service
+		docs[api.OpenAPIFile] = loaded
+		service = loaded
 	}
 	s, err := newSchemas(docs, name)
 	if err != nil {
 		return nil, err
 	}
-	v := &Validator{doc: t, schemas: s}
+	v := &Validator{doc: t, schemas: s, service: service}
 	for template, item := range t.Paths.Map() {
 		v.routes = append(v.routes, route{template: template, segments: strings.Split(strings.Trim(template, "/"), "/"), item: item})
 		first := "/" + strings.SplitN(strings.TrimPrefix(template, "/"), "/", 2)[0] + "/"
@@ -399,7 +405,13 @@ func (v *Validator) CheckAnswer(ctx context.Context, ex Exchange) error {
 }
 
 func (v *Validator) check(ctx context.Context, ex Exchange, withRequest bool) error {
-	u, err := url.Parse(ex.URL)
+	parse := url.Parse
+	if strings.HasPrefix(ex.URL, "/") {
+		// A path alone, as a server sees it: "//v1/..." is a path, not
+		// a host.
+		parse = url.ParseRequestURI
+	}
+	u, err := parse(ex.URL)
 	if err != nil {
 		return Mismatches{{Operation: ex.Method + " " + ex.URL, Method: ex.Method, URL: ex.URL, In: "request", Field: "URL", Problem: err.Error()}}
 	}
@@ -407,7 +419,9 @@ func (v *Validator) check(ctx context.Context, ex Exchange, withRequest bool) er
 	escaped := u.EscapedPath()
 	r, params, ok := v.route(escaped)
 	if !ok {
-		if !strings.HasPrefix(escaped, v.prefix) {
+		// "//v1/..." is under the document's paths too: a path no
+		// operation has, not one the document does not describe.
+		if !strings.HasPrefix("/"+strings.TrimLeft(escaped, "/"), v.prefix) {
 			return fmt.Errorf("%w: %s %s (the document's paths begin with %s)", ErrNotInDocument, ex.Method, c.target, v.prefix)
 		}
 		c.operation = ex.Method + " " + c.target
@@ -469,11 +483,26 @@ func (c *check) unrouted(ctx context.Context, path string, status int, why strin
 	if c.ex.Method == http.MethodHead {
 		return
 	}
-	schema := c.v.doc.Components.Schemas["Error"]
+	schema, loc := c.v.errorSchema()
 	if schema == nil {
 		return
 	}
-	c.checkJSONBody(schema, c.v.schemas.component("Error"), "answer")
+	c.checkJSONBody(schema, loc, "answer")
+}
+
+// errorSchema is the schema of the service's error body, and its place:
+// the document's own, or, for the control API's, the service document's
+// it refers to.
+func (v *Validator) errorSchema() (*openapi3.SchemaRef, string) {
+	if schema := v.doc.Components.Schemas["Error"]; schema != nil {
+		return schema, v.schemas.component("Error")
+	}
+	if v.service != nil && v.service != v.doc {
+		if schema := v.service.Components.Schemas["Error"]; schema != nil {
+			return schema, documentBase + api.OpenAPIFile + "#/components/schemas/Error"
+		}
+	}
+	return nil, ""
 }
 
 // checkJSONBody checks the answer's body against a schema, at loc in the
@@ -519,6 +548,7 @@ func (c *check) validate(ctx context.Context, rt *routers.Route, params map[stri
 		refused = append(refused, multipartProblems(form, req.Header.Get("Content-Type"), c.ex.Body)...)
 	}
 	refused = append(refused, undeclaredQuery(rt.Operation, rt.PathItem, c.u.Query())...)
+	refused = append(refused, requestBodyProblems(req.Header.Get("Content-Type"), c.ex.Body)...)
 
 	if len(refused) > 0 && c.ex.Status >= 200 && c.ex.Status < 300 {
 		for _, p := range refused {
@@ -532,6 +562,9 @@ func (c *check) validate(ctx context.Context, rt *routers.Route, params map[stri
 func (c *check) validateAnswer(ctx context.Context, in *openapi3filter.RequestValidationInput, op *openapi3.Operation) {
 	resp := op.Responses.Status(c.ex.Status)
 	if resp == nil {
+		resp = op.Responses.Default()
+	}
+	if resp == nil {
 		c.add("answer", "status", fmt.Sprintf("%d is not an answer of the operation (it declares %s)", c.ex.Status, strings.Join(statuses(op), ", ")))
 		return
 	}
@@ -542,6 +575,12 @@ func (c *check) validateAnswer(ctx context.Context, in *openapi3filter.RequestVa
 	// JSON bodies are kin-openapi's to check; others are checked here, by
 	// their media type.
 	declared := len(resp.Value.Content) > 0
+	if ct := header.Get("Content-Type"); ct != "" {
+		if _, _, err := mime.ParseMediaType(ct); err != nil {
+			c.add("answer", "header Content-Type", fmt.Sprintf("%q is not a media type: %v", ct, err))
+			return
+		}
+	}
 	jsonBody := declared && mediaType(header.Get("Content-Type")) == "application/json"
 	head := c.ex.Method == http.MethodHead
 	// A JSON body is checked with the document's compiled schema when the
@@ -652,21 +691,58 @@ func authenticate(_ context.Context, in *openapi3filter.AuthenticationInput) err
 // undeclaredQuery names the query parameters the operation does not
 // declare.
 func undeclaredQuery(op *openapi3.Operation, item *openapi3.PathItem, query url.Values) []problem {
-	declared := map[string]bool{}
+	declared := map[string]queryParam{}
 	for _, params := range []openapi3.Parameters{item.Parameters, op.Parameters} {
 		for _, p := range params {
 			if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
-				declared[p.Value.Name] = true
+				declared[p.Value.Name] = queryParam{p.Value}
 			}
 		}
 	}
 	var out []problem
 	for _, name := range slices.Sorted(maps.Keys(query)) {
-		if !declared[name] {
+		p, ok := declared[name]
+		switch {
+		case !ok:
 			out = append(out, problem{field: "query " + name, problem: "not a parameter of the operation"})
+		case len(query[name]) > 1 && !p.acceptsMany():
+			out = append(out, problem{field: "query " + name, problem: fmt.Sprintf("given %d times; the parameter takes one value", len(query[name]))})
 		}
 	}
 	return out
+}
+
+// requestBodyProblems finds what kin-openapi lets through in a request's
+// body: a Content-Type that is not a media type, and a JSON body followed
+// by more (kin-openapi decodes the first value and ignores the rest).
+func requestBodyProblems(ct string, body []byte) []problem {
+	if ct == "" {
+		return nil
+	}
+	if _, _, err := mime.ParseMediaType(ct); err != nil {
+		return []problem{{field: "header Content-Type", problem: fmt.Sprintf("%q is not a media type: %v", ct, err)}}
+	}
+	if mediaType(ct) != "application/json" || len(body) == 0 || json.Valid(body) {
+		return nil
+	}
+	var first any
+	err := jsonUnmarshal(body, &first)
+	if !errors.Is(err, errTrailingData) {
+		return nil // not JSON at all: kin-openapi says so
+	}
+	return []problem{{field: "body", problem: err.Error()}}
+}
+
+// queryParam is a query parameter an operation declares.
+type queryParam struct{ *openapi3.Parameter }
+
+// acceptsMany reports whether the parameter may be repeated: an array
+// exploded into one value per repetition.
+func (p queryParam) acceptsMany() bool {
+	if p.Parameter == nil || p.Schema == nil || p.Schema.Value == nil || p.Schema.Value.Type == nil {
+		return false
+	}
+	return p.Schema.Value.Type.Includes("array") && (p.Explode == nil || *p.Explode)
 }
 
 // statuses lists the statuses an operation declares.

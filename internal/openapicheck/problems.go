@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"regexp"
 	"strings"
 
@@ -192,5 +194,16 @@ func firstLine(s string) string {
 func jsonUnmarshal(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	return dec.Decode(v)
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	// One value, and nothing after it but white space: a second value is
+	// what a handler that writes twice sends.
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%w: the first ends at byte %d", errTrailingData, dec.InputOffset())
+	}
+	return nil
 }
+
+// errTrailingData is the error of a JSON body with more after its value.
+var errTrailingData = errors.New("more than one JSON value")

@@ -23,7 +23,10 @@ const documentBase = "https://profilesvc.invalid/api/"
 // OpenAPI 3.1. kin-openapi's Schema.VisitJSON compiles its schema again at
 // every call, which made checking an answer cost more than ten times
 // serving it; the answers' bodies, the most checked values, are validated
-// here instead, with the same validator and the same errors.
+// here instead. The validator is the same; the formats are the JSON
+// Schema validator's own, stricter than kin-openapi's patterns (a
+// date-time must be a real instant, 2025-02-30 is refused, and a uri
+// absolute), and so are the messages ("got number, want integer").
 type schemas struct {
 	base string // the document's URL, which "#/..." locations are in
 
@@ -31,7 +34,14 @@ type schemas struct {
 
 	mu       sync.Mutex // guards compiler and byLoc: a Compiler is not safe for concurrent use
 	compiler *jsonschema.Compiler
-	byLoc    map[string]*jsonschema.Schema
+	byLoc    map[string]compiled
+}
+
+// compiled is the outcome of compiling the schema at one place, kept
+// whether it failed or not, so that a failure is not tried again.
+type compiled struct {
+	schema *jsonschema.Schema
+	err    error
 }
 
 // newSchemas places the documents (by file name) for the compiler; self
@@ -55,7 +65,7 @@ func newSchemas(docs map[string]*openapi3.T, self string) (*schemas, error) {
 		}
 		values[documentBase+name] = v
 	}
-	return &schemas{base: documentBase + self, docs: values, compiler: c, byLoc: map[string]*jsonschema.Schema{}}, nil
+	return &schemas{base: documentBase + self, docs: values, compiler: c, byLoc: map[string]compiled{}}, nil
 }
 
 // compile returns the schema at loc (an absolute URL with a JSON pointer
@@ -63,15 +73,15 @@ func newSchemas(docs map[string]*openapi3.T, self string) (*schemas, error) {
 func (s *schemas) compile(loc string) (*jsonschema.Schema, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sch, ok := s.byLoc[loc]; ok {
-		return sch, nil
+	c, ok := s.byLoc[loc]
+	if !ok {
+		c.schema, c.err = s.compiler.Compile(loc)
+		if c.err != nil {
+			c.err = fmt.Errorf("openapicheck: compiling the schema at %s: %w", loc, c.err)
+		}
+		s.byLoc[loc] = c
 	}
-	sch, err := s.compiler.Compile(loc)
-	if err != nil {
-		return nil, fmt.Errorf("openapicheck: compiling the schema at %s: %w", loc, err)
-	}
-	s.byLoc[loc] = sch
-	return sch, nil
+	return c.schema, c.err
 }
 
 // problems checks a JSON value (decoded with json.Number) against the

@@ -1,6 +1,7 @@
 package openapicheck
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,4 +38,40 @@ func TestSchemasCompile(t *testing.T) {
 			assert.NoError(t, err, "component %s of %s", name, v.schemas.base)
 		}
 	}
+}
+
+// TestDefaultAnswer checks that an answer no status of the operation
+// names is held to its "default" response, with that response's schema.
+func TestDefaultAnswer(t *testing.T) {
+	doc := []byte(`openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /v1/things:
+    get:
+      operationId: listThings
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {type: object}
+        default:
+          description: any other
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [error]
+                properties:
+                  error: {type: string}
+`)
+	v, err := load(doc, "things.yaml")
+	require.NoError(t, err)
+	header := http.Header{"Content-Type": {"application/json"}}
+	ex := Exchange{Method: "GET", URL: "/v1/things", Status: 500, ResponseHeader: header, ResponseBody: []byte(`{"error":"down"}`)}
+	require.NoError(t, v.Check(t.Context(), ex), "an answer of the default response")
+	ex.ResponseBody = []byte(`{"message":"down"}`)
+	var m *Mismatch
+	require.ErrorAs(t, v.Check(t.Context(), ex), &m, "an answer the default response refuses")
+	assert.Equal(t, "body /error", m.Field, "%v", m)
 }

@@ -80,7 +80,11 @@ func (v *Validator) Handler(next http.Handler, report func(error)) http.Handler 
 		if status == 0 {
 			status = http.StatusOK
 		}
-		v.reportCheck(r, body.Bytes(), status, w.Header(), rec.body.Bytes(), report)
+		header := rec.header
+		if header == nil { // nothing written: net/http sends the headers now
+			header = w.Header().Clone()
+		}
+		v.reportCheck(r, body.Bytes(), status, header, rec.body.Bytes(), report)
 	})
 }
 
@@ -95,12 +99,17 @@ func (v *Validator) reportCheck(r *http.Request, body []byte, status int, header
 	}
 }
 
-// recorder keeps a copy of the answer a handler writes; of an answer to
-// HEAD, none of its body, which is not sent.
+// recorder keeps a copy of the answer a handler writes, as net/http sends
+// it: the headers as they were when the status was written (later changes
+// are not sent), with the Content-Type net/http sniffs from the body when
+// the handler set none; of an answer to HEAD, none of its body, which is
+// not sent.
 type recorder struct {
 	http.ResponseWriter
 	head     bool
 	status   int
+	header   http.Header // nil until the status is written
+	sniffed  bool
 	body     bytes.Buffer
 	hijacked bool
 }
@@ -108,6 +117,7 @@ type recorder struct {
 func (r *recorder) WriteHeader(code int) {
 	if r.status == 0 {
 		r.status = code
+		r.header = r.ResponseWriter.Header().Clone()
 	}
 	r.ResponseWriter.WriteHeader(code)
 }
@@ -115,6 +125,13 @@ func (r *recorder) WriteHeader(code int) {
 func (r *recorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
+		r.header = r.ResponseWriter.Header().Clone()
+	}
+	if !r.sniffed && len(b) > 0 {
+		r.sniffed = true
+		if _, set := r.header["Content-Type"]; !set && r.header.Get("Transfer-Encoding") == "" {
+			r.header.Set("Content-Type", http.DetectContentType(b))
+		}
 	}
 	if !r.head {
 		r.body.Write(b)

@@ -212,3 +212,40 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+func TestHandlerChecksTheHeadersAsSent(t *testing.T) {
+	v := newValidator(t)
+	const pdf = "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
+	for _, tt := range []struct {
+		name   string
+		report http.HandlerFunc
+		want   string // the field reported; "" for none
+	}{
+		{"a header set after the status is not sent", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/pdf")
+			w.WriteHeader(http.StatusOK)
+			w.Header().Set("Content-Disposition", `attachment; filename="analysis_1_report.pdf"`)
+			_, _ = io.WriteString(w, pdf)
+		}, "header Content-Disposition"},
+		{"a PDF without a Content-Type is sent as net/http sniffs it", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Disposition", `attachment; filename="analysis_1_report.pdf"`)
+			_, _ = io.WriteString(w, pdf)
+		}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got reports
+			srv := httptest.NewServer(v.Handler(tt.report, got.add))
+			defer srv.Close()
+			send(t, http.DefaultClient, "GET", srv.URL+"/v1/analyses/analysis_1/report", "")
+			errs := got.all()
+			if tt.want == "" {
+				require.Empty(t, errs)
+				return
+			}
+			require.Len(t, errs, 1)
+			var m *openapicheck.Mismatch
+			require.ErrorAs(t, errs[0], &m)
+			require.Equal(t, tt.want, m.Field, "%v", m)
+		})
+	}
+}
