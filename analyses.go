@@ -56,7 +56,7 @@ type Analysis struct {
 	PlaybookID         string             `json:"playbookId"`
 	Engine             Object             `json:"engine"`
 	Status             AnalysisStatus     `json:"status"`
-	ProcessingTimeMs   int64              `json:"processingTimeMs"`
+	ProcessingTimeMs   float64            `json:"processingTimeMs"`
 	VerificationStatus VerificationStatus `json:"verificationStatus"`
 	// Error says why a failed analysis failed; nil otherwise.
 	Error *string `json:"error"`

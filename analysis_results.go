@@ -105,7 +105,7 @@ type AuditLogEntry struct {
 	Reasoning  string    `json:"reasoning"`
 	Success    bool      `json:"success"`
 	Iteration  int       `json:"iteration"`
-	DurationMs int64     `json:"durationMs"`
+	DurationMs float64   `json:"durationMs"`
 	ExecutedAt time.Time `json:"executedAt"`
 	// VerificationStatus is empty for a step without a pass or fail.
 	VerificationStatus StepStatus `json:"verificationStatus,omitempty"`
@@ -124,7 +124,7 @@ type RAGResponse struct {
 	// end and text.
 	Citations        []Object `json:"citations"`
 	ChunksSearched   int      `json:"chunksSearched"`
-	ProcessingTimeMs int64    `json:"processingTimeMs"`
+	ProcessingTimeMs float64  `json:"processingTimeMs"`
 }
 
 // MCPToolCall is one call of an external tool.
@@ -135,7 +135,7 @@ type MCPToolCall struct {
 	Params          Object    `json:"params"`
 	Success         bool      `json:"success"`
 	StartedAt       time.Time `json:"startedAt"`
-	ExecutionTimeMs int64     `json:"executionTimeMs"`
+	ExecutionTimeMs float64   `json:"executionTimeMs"`
 	RawContent      Object    `json:"rawContent"`
 	// FallbackToRAG reports whether retrieval ran because the tool failed.
 	FallbackToRAG   bool   `json:"fallbackToRag"`

@@ -120,17 +120,17 @@ func safeAnalyze(fn Analyzer, in AnalysisInput) (res AnalysisResult, err error) 
 // stampTimes spreads the audit log's and history's timestamps over the
 // run, from its start to its end, in proportion to each step's duration.
 func stampTimes(a *profilesvc.Analysis, start, end time.Time) {
-	var total int64
+	var total float64
 	for _, e := range a.AgentAuditLog {
 		total += e.DurationMs
 	}
 	span := end.Sub(start)
-	var done int64
+	var done float64
 	for i := range a.AgentAuditLog {
 		e := &a.AgentAuditLog[i]
 		at := start
 		if total > 0 {
-			at = start.Add(time.Duration(float64(span) * float64(done) / float64(total))).Truncate(time.Millisecond)
+			at = start.Add(time.Duration(float64(span) * done / total)).Truncate(time.Millisecond)
 		}
 		if e.ExecutedAt.IsZero() {
 			e.ExecutedAt = at

@@ -174,7 +174,7 @@ func (st *state) finish(id string, in AnalysisInput, res AnalysisResult, runErr 
 	rec.stopRun()
 	now := st.now()
 	a := &rec.a
-	a.ProcessingTimeMs = now.Sub(a.RequestedAt).Milliseconds()
+	a.ProcessingTimeMs = float64(now.Sub(a.RequestedAt).Milliseconds())
 	if runErr != nil {
 		msg := runErr.Error()
 		a.Status = profilesvc.AnalysisFailed

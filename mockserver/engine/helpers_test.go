@@ -121,7 +121,7 @@ func checkTrace(t *testing.T, in engine.Input, res engine.Result, w want) {
 	if diff := cmp.Diff(factors, res.RiskAssessment.RiskFactors, cmpopts.SortSlices(func(a, b string) bool { return a < b }), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("risk factors (-from findings +got):\n%s", diff)
 	}
-	var total int64
+	var total float64
 	for _, e := range res.AgentAuditLog {
 		total += e.DurationMs
 	}

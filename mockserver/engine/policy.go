@@ -72,13 +72,13 @@ func (r *run) record(workID int, act PolicyAction, out outcome) {
 	verification := stepStatus[out.result]
 	entry := profilesvc.AuditLogEntry{
 		WorkID: workID, ActionName: act.ActionName, Category: act.Category, Query: act.Query,
-		Reasoning: out.reasoning, Success: true, Iteration: 1, DurationMs: dur,
+		Reasoning: out.reasoning, Success: true, Iteration: 1, DurationMs: float64(dur),
 		VerificationStatus: verification, TargetItemIDs: r.targets,
 	}
 	if out.citations != nil {
 		entry.RAGResponse = &profilesvc.RAGResponse{
 			Answer: out.answer, Citations: out.citations, ChunksSearched: r.chunkCount(),
-			ProcessingTimeMs: dur / 2,
+			ProcessingTimeMs: float64(dur / 2),
 		}
 	}
 	if out.tool != nil {
@@ -95,7 +95,7 @@ func (r *run) record(workID int, act PolicyAction, out outcome) {
 	res.Findings = append(res.Findings, profilesvc.Finding{
 		Category: act.ActionName, Result: out.result, Details: out.details, SortOrder: workID,
 	})
-	res.ProcessingTimeMs += dur
+	res.ProcessingTimeMs += float64(dur)
 	switch out.result {
 	case profilesvc.FindingFailed:
 		r.failed = append(r.failed, act.ActionName)
@@ -337,7 +337,7 @@ func (r *run) lookUpRegistry(act PolicyAction) outcome {
 	}
 	call := &profilesvc.MCPToolCall{
 		ToolName: "document_registry.lookup", EngineCode: "REGISTRY_SIM", EngineName: "Simulated document registry",
-		Params: profilesvc.Object{"documentNumber": number}, ExecutionTimeMs: stepDuration(act.ActionName, 0) / 3,
+		Params: profilesvc.Object{"documentNumber": number}, ExecutionTimeMs: float64(stepDuration(act.ActionName, 0) / 3),
 		SelectionReason: "The policy asks for a registry check of the document number.",
 	}
 	o := outcome{reasoning: "Called the registry tool with the extracted document number.", tool: call}

@@ -18,7 +18,7 @@ type Result struct {
 	Findings         []profilesvc.Finding
 	Recommendations  []profilesvc.Recommendation
 	SystemMetadata   profilesvc.SystemMetadata
-	ProcessingTimeMs int64
+	ProcessingTimeMs float64
 	// Facts are what the result's sentences say, as data, and what the
 	// engine read of each document, for the mock server's report; the
 	// analysis the API returns does not carry them. Default fills them;

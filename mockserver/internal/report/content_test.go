@@ -7,6 +7,7 @@ package report_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -139,8 +140,8 @@ func TestAuditTrail(t *testing.T) {
 		"Format Validation": "Format validation", "Status Validation": "Status validation", "Data Consistency": "Data consistency",
 		"mcp": "External tool (MCP)", "Document Processing": "Document processing"}
 	for _, e := range d.Analysis.AgentAuditLog {
-		wantText(t, text, fmt.Sprintf("%d %s %s %s %s %d ms", e.WorkID, labels[e.ActionName], categories[e.Category],
-			words[e.VerificationStatus], e.ExecutedAt.UTC().Format("15:04:05"), e.DurationMs))
+		wantText(t, text, fmt.Sprintf("%d %s %s %s %s %s ms", e.WorkID, labels[e.ActionName], categories[e.Category],
+			words[e.VerificationStatus], e.ExecutedAt.UTC().Format("15:04:05"), strconv.FormatFloat(e.DurationMs, 'f', -1, 64)))
 	}
 }
 

@@ -253,7 +253,7 @@ func longAnalysis(t testing.TB, a profilesvc.Analysis) profilesvc.Analysis {
 		})
 		a.AgentAuditLog = append(a.AgentAuditLog, profilesvc.AuditLogEntry{
 			WorkID: i + 1, ActionName: fmt.Sprintf("long_check_%02d", i), Category: "Data Consistency",
-			Query: "q", Reasoning: words(i, 6), Success: true, Iteration: 1, DurationMs: int64(100 + i),
+			Query: "q", Reasoning: words(i, 6), Success: true, Iteration: 1, DurationMs: float64(100+i) + 0.5*float64(i%2),
 			VerificationStatus: profilesvc.StepPassed, TargetItemIDs: []string{},
 		})
 		a.RawActionResults[fmt.Sprintf("long_check_%02d", i)] = profilesvc.RawActionResult{

@@ -655,7 +655,7 @@ func (r *reportWriter) auditSection() {
 		rows[i] = row{cells: []cell{{text: strconv.Itoa(e.WorkID)}, {text: r.l.actionName(e.ActionName)},
 			{text: r.l.categoryName(e.Category)},
 			{text: word(r.l.steps, string(e.VerificationStatus)), chip: string(e.VerificationStatus)},
-			{text: started}, {text: fmt.Sprintf("%d ms", e.DurationMs)}}}
+			{text: started}, {text: strconv.FormatFloat(e.DurationMs, 'f', -1, 64) + " ms"}}}
 	}
 	r.table([]column{{"#", 0.06}, {r.l.step, 0.30}, {r.l.category, 0.22}, {r.l.result, 0.13},
 		{r.l.started, 0.15}, {r.l.duration, 0.14}}, rows)
