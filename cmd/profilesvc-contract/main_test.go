@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ import (
 func runCmd(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(t.Context(), args, func(k string) string { return env[k] }, &stdout, &stderr)
+	code := run(t.Context(), args, func(k string) string { return env[k] }, &stdout, &stderr, nil)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -33,8 +34,9 @@ func TestEmbeddedMock(t *testing.T) {
 	code, out, errOut := runCmd(t, nil, "-short")
 	require.Equal(t, exitOK, code, "%s\n%s", out, errOut)
 	require.Contains(t, errOut, "(the embedded mock), workflow wf_default")
-	require.Contains(t, errOut, `It creates one profile, "profilesvc-contract `)
+	require.Contains(t, errOut, `It creates two profiles, "profilesvc-contract `)
 	require.Contains(t, errOut, "cleanup: profile pf_")
+	require.NotContains(t, out, "SKIP states.inactive-item", "the embedded mock is checked as the mock")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	n := 0
 	for _, l := range lines {
@@ -70,13 +72,15 @@ func TestFailure(t *testing.T) {
 	_, err := srv.InjectFault(mockserver.Fault{Method: "DELETE", Path: "/v1/folders/*", Status: 500, Times: 1})
 	require.NoError(t, err)
 	env := map[string]string{envBaseURL: srv.URL, envAPIKey: srv.APIKey}
-	code, out, errOut := runCmd(t, env, "-short", "-workflow", "wf_default")
+	code, out, errOut := runCmd(t, env, "-short", "-mock", "-workflow", "wf_default")
 	require.Equal(t, exitFailed, code, "%s\n%s", out, errOut)
 	require.Regexp(t, `(?m)^FAIL errors.cannot-delete-default-folder: .* \[Errors\]: expected 400 CANNOT_DELETE_DEFAULT_FOLDER; got 500 INTERNAL_ERROR`, out)
 	require.Regexp(t, `(?m)^\d+ passed, 1 failed, 3 skipped$`, out)
 	require.Empty(t, srv.Profiles())
 }
 
+// TestCannotRun checks that a run that cannot start prints only why: no
+// summary, and with -json a report with empty lists and its error.
 func TestCannotRun(t *testing.T) {
 	srv := mockserver.NewTest(t)
 	tests := []struct {
@@ -86,16 +90,67 @@ func TestCannotRun(t *testing.T) {
 		want string
 	}{
 		{"a wrong key", map[string]string{envBaseURL: srv.URL, envAPIKey: "wrong"}, []string{"-workflow", "wf_default"}, "refused the API key"},
+		{"an unknown workflow", map[string]string{envBaseURL: srv.URL, envAPIKey: srv.APIKey}, []string{"-workflow", "wf_nope"}, "workflow wf_nope"},
 		{"no workflow for a service", map[string]string{envBaseURL: srv.URL, envAPIKey: srv.APIKey}, nil, "no workflow"},
 		{"a bad flag", nil, []string{"-nope"}, "flag provided but not defined"},
 		{"an argument", nil, []string{"extra"}, "unexpected arguments"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, errOut := runCmd(t, tt.env, tt.args...)
+			code, out, errOut := runCmd(t, tt.env, tt.args...)
 			require.Equal(t, exitCannotRun, code, errOut)
 			require.Contains(t, errOut, tt.want)
+			require.Empty(t, out, "only the reason, on stderr")
 		})
+	}
+	t.Run("-json", func(t *testing.T) {
+		code, out, _ := runCmd(t, map[string]string{envBaseURL: srv.URL, envAPIKey: "wrong"}, "-json", "-workflow", "wf_default")
+		require.Equal(t, exitCannotRun, code)
+		var r map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &r), out)
+		require.Equal(t, []any{}, r["results"])
+		require.Equal(t, []any{}, r["cleanup"])
+		require.Contains(t, r["error"], "refused the API key")
+	})
+	require.Empty(t, srv.Profiles())
+}
+
+// TestInterrupts sends two interrupts: the first cancels the run, the
+// second exits at once, naming the profiles left.
+func TestInterrupts(t *testing.T) {
+	sig := make(chan os.Signal, 2)
+	cancelled := make(chan struct{})
+	exited := make(chan int, 1)
+	left := &leftovers{}
+	left.track("pf_kept", false)
+	left.track("pf_gone", false)
+	left.track("pf_gone", true)
+	var stderr bytes.Buffer
+	go interrupts(sig, func() { close(cancelled) }, left, &stderr, func(code int) { exited <- code })
+	sig <- os.Interrupt
+	<-cancelled
+	sig <- os.Interrupt
+	require.Equal(t, exitCannotRun, <-exited)
+	require.Contains(t, stderr.String(), "cleaning up… (press Ctrl-C again to abandon)")
+	require.Contains(t, stderr.String(), "NOT deleted: profile pf_kept: delete them yourself")
+	require.NotContains(t, stderr.String(), "pf_gone")
+}
+
+// TestInterruptedCleanupFailed checks that an interrupted run whose
+// cleanup failed says so on stdout, in the summary and in the JSON report.
+func TestInterruptedCleanupFailed(t *testing.T) {
+	report := &contract.Report{Results: []contract.Result{{Status: contract.Pass, ID: "auth.missing-key", Kind: contract.Rule}}, Passed: 1,
+		Cleanup: []string{"profile pf_1: NOT deleted (500): delete it yourself"}, CleanupFailed: true, Error: "interrupted; the cleanup failed"}
+	for _, asJSON := range []bool{false, true} {
+		var stdout, stderr bytes.Buffer
+		code := finish(report, contract.ErrInterrupted, asJSON, &stdout, &stderr)
+		require.Equal(t, exitCannotRun, code)
+		if asJSON {
+			require.Contains(t, stdout.String(), `"cleanupFailed": true`)
+			require.Contains(t, stdout.String(), `"error": "interrupted; the cleanup failed"`)
+		} else {
+			require.Contains(t, stdout.String(), "CLEANUP FAILED")
+		}
 	}
 }
 

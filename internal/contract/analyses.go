@@ -16,6 +16,7 @@ type analysis struct {
 	ProfileID       string         `json:"profileId"`
 	Status          string         `json:"status"`
 	PrimaryReportID *string        `json:"primaryReportId"`
+	Options         map[string]any `json:"options"`
 	ClientMetadata  map[string]any `json:"clientMetadata"`
 	RiskAssessment  *struct {
 		RiskScore float64 `json:"riskScore"`
@@ -34,6 +35,9 @@ func (s *suite) start(ctx context.Context, body map[string]any) (answer, string)
 	a := s.c.do(ctx, request{method: "POST", path: "/v1/analyses/" + s.st.profileID + "/analyze", json: body})
 	var got struct {
 		ID string `json:"id"`
+	}
+	if a.status == http.StatusAccepted {
+		s.report.Created.Analyses++
 	}
 	if a.status == http.StatusAccepted && a.decode(&got) == nil && got.ID != "" {
 		s.st.analyses = append(s.st.analyses, got.ID)
@@ -96,6 +100,7 @@ func (s *suite) analyses(ctx context.Context) {
 	s.check("assume.delete-item", Assumption, inferred("DELETE", "/v1/items/{itemId}"), "deleting an item answers 204", func() error { return checkAssumeDeleteItem(ctx, s) })
 	s.check("errors.item-not-found", Rule, secErrors, "updating an item that does not exist (deleted) is refused with 404 ITEM_NOT_FOUND", func() error { return checkErrorsItemNotFound(ctx, s) })
 	s.check("errors.invalid-item-ids", Rule, secErrors, "a start naming an item that does not exist is refused with 400 INVALID_ITEM_IDS", func() error { return checkErrorsInvalidItemIds(ctx, s) })
+	s.check("errors.invalid-item-ids-other-profile", Rule, secErrors, "a start naming an item of another profile (the suite's second) is refused with 400 INVALID_ITEM_IDS", func() error { return checkErrorsInvalidItemIdsOtherProfile(ctx, s) })
 	s.check("limits.target-items", Rule, secLimits, "a start with no target item is refused (at least 1)", func() error { return checkLimitsTargetItems(ctx, s) })
 	s.check("assume.target-items-code", Assumption, secGaps, "a start with no target item is refused with 400 VALIDATION_ERROR", func() error { return checkAssumeTargetItemsCode(ctx, s) })
 	s.check("states.inactive-item", Rule, secStates, "a start naming an item that is not ACTIVE is refused", func() error { return checkStatesInactiveItem(ctx, s) })
@@ -117,8 +122,9 @@ func (s *suite) reports(ctx context.Context) {
 		"the report of a completed analysis is a PDF: 200, application/pdf, an attachment named analysis_{id}_report.pdf", func() error { return checkStatesReportWhenCompleted(ctx, s) })
 	s.check("endpoints.report-ko-raw", Rule, section, "the report in Korean with raw data (locale=ko, includeRawData=true) is a PDF", func() error { return checkEndpointsReportKoRaw(ctx, s) })
 	s.check("assume.report-bad-locale", Assumption, secGaps, "a locale other than en and ko is refused with 400 VALIDATION_ERROR", func() error { return checkAssumeReportBadLocale(ctx, s) })
+	s.check("errors.report-not-available-failed", Rule, secStates, "the report of a failed analysis is refused with 400 REPORT_NOT_AVAILABLE (the mock's control API fails one)", func() error { return checkErrorsReportNotAvailableFailed(ctx, s) })
 	s.check("limits.risk-score", Rule, secLimits, "a completed analysis has a risk assessment whose score is 0 to 100", func() error { return checkLimitsRiskScore(ctx, s) })
-	s.check("limits.long-poll-bounds", Rule, secLimits, "timeoutSeconds=10 and timeoutSeconds=300 are accepted (an ended analysis answers at once)", func() error { return checkLimitsLongPollBounds(ctx, s) })
+	s.check("limits.long-poll-bounds", Rule, secLimits, "timeoutSeconds=10 and timeoutSeconds=300 are accepted, and a poll on an ended analysis answers at once, well before its timeout", func() error { return checkLimitsLongPollBounds(ctx, s) })
 	s.check("assume.long-poll-out-of-bounds", Assumption, secGaps, "timeoutSeconds=9 and timeoutSeconds=301 are refused with 400 VALIDATION_ERROR", func() error { return checkAssumeLongPollOutOfBounds(ctx, s) })
 	s.check("assume.unknown-query-parameter", Assumption, secGaps, "an unknown query parameter is refused with 400 VALIDATION_ERROR", func() error { return checkAssumeUnknownQueryParameter(ctx, s) })
 }
@@ -162,6 +168,39 @@ func checkErrorsInvalidItemIds(ctx context.Context, s *suite) error {
 		return err
 	}
 	a, _ := s.start(ctx, targets(s.st.scratch))
+	return expect(a, http.StatusBadRequest, "INVALID_ITEM_IDS")
+}
+
+// checkErrorsInvalidItemIdsOtherProfile runs the check
+// errors.invalid-item-ids-other-profile: it makes a second profile of the
+// suite's, with an item, names the item in a start of the first, and
+// deletes the second profile.
+func checkErrorsInvalidItemIdsOtherProfile(ctx context.Context, s *suite) error {
+	if err := need(s.st.profileID != "", "the profile"); err != nil {
+		return err
+	}
+	body := profileBody(s.cfg.Name + " second")
+	created := s.createOwn(ctx, body)
+	if err := expect(created, http.StatusCreated); err != nil {
+		return err
+	}
+	other, differs := s.adopt(created, body)
+	if other == "" {
+		return fail("the second profile sent", differs)
+	}
+	s.made(other)
+	var p createdProfile
+	if err := created.decode(&p); err != nil || len(p.Folders) == 0 {
+		return fail("the second profile with its default folder", excerpt(created.body))
+	}
+	_, it, err := s.createItem(ctx, p.Folders[0].ID, textItem("profilesvc-contract other profile", "Of the second profile", nil))
+	if err != nil {
+		return err
+	}
+	a, _ := s.start(ctx, targets(it.ID))
+	if del := s.c.do(ctx, request{method: "DELETE", path: "/v1/profiles/" + other}); del.status == http.StatusNoContent {
+		s.deleted = append(s.deleted, other)
+	}
 	return expect(a, http.StatusBadRequest, "INVALID_ITEM_IDS")
 }
 
@@ -342,6 +381,29 @@ func checkAssumeReportBadLocale(ctx context.Context, s *suite) error {
 		http.StatusBadRequest, "VALIDATION_ERROR")
 }
 
+// checkErrorsReportNotAvailableFailed runs the check
+// errors.report-not-available-failed.
+func checkErrorsReportNotAvailableFailed(ctx context.Context, s *suite) error {
+	if err := need(s.st.done != "" && s.st.textItem != "", "a completed analysis"); err != nil {
+		return err
+	}
+	if !s.cfg.Mock {
+		return skip("only the mock's control API can fail an analysis")
+	}
+	a, id := s.start(ctx, targets(s.st.textItem))
+	if err := expect(a, http.StatusAccepted); err != nil {
+		return err
+	}
+	failed := s.c.do(ctx, request{method: "POST", path: "/_mock/analyses/" + id + "/fail", json: map[string]any{"error": "failed by profilesvc-contract"}})
+	if failed.status != http.StatusOK {
+		return fail("the mock to fail the analysis", failed.describe())
+	}
+	if _, an, err := s.get(ctx, id, 0); err != nil || an.Status != "failed" {
+		return fail("the analysis failed", fmt.Sprintf("status %q (%v)", an.Status, err))
+	}
+	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + id + "/report"}), http.StatusBadRequest, "REPORT_NOT_AVAILABLE")
+}
+
 // checkLimitsRiskScore runs the check limits.risk-score.
 func checkLimitsRiskScore(ctx context.Context, s *suite) error {
 	if err := need(s.st.done != "", "a completed analysis"); err != nil {
@@ -363,8 +425,13 @@ func checkLimitsLongPollBounds(ctx context.Context, s *suite) error {
 		return err
 	}
 	for _, hold := range []time.Duration{10 * time.Second, 300 * time.Second} {
-		if _, _, err := s.get(ctx, s.st.done, hold); err != nil {
+		a, _, err := s.get(ctx, s.st.done, hold)
+		if err != nil {
 			return err
+		}
+		if a.elapsed >= hold/2 {
+			return fail(fmt.Sprintf("timeoutSeconds=%d on an ended analysis answered at once (well within %v)", int(hold/time.Second), hold/2),
+				fmt.Sprintf("an answer after %v", a.elapsed.Round(time.Millisecond)))
 		}
 	}
 	return nil

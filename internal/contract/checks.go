@@ -2,11 +2,16 @@ package contract
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
+	"time"
+	"unicode/utf8"
 )
 
 // Sections of the interface document the checks come from.
@@ -42,6 +47,7 @@ type state struct {
 
 	// What a check leaves for the next ones.
 	createAnswer   answer         // the create-profile answer
+	createDiffers  string         // how it differs from the profile sent
 	createdProfile createdProfile // ... decoded
 	longName       answer         // the answer to a name too long
 	cursor         *string        // the nextCursor of the first page of folders
@@ -70,13 +76,16 @@ type createdProfile struct {
 	} `json:"folders"`
 }
 
-type folderRef struct{ id, name string }
+// folderRef is a folder as a listing shows it.
+type folderRef struct {
+	id, name             string
+	createdAt, updatedAt time.Time
+}
 
 // run runs the checks in order; a check's outcome may leave later ones
 // without what they need, and they are skipped. It returns an error only
 // when the suite cannot run at all.
 func (s *suite) run(ctx context.Context) error {
-	s.report.Mock = s.detectMock(ctx)
 	if err := s.createProfile(ctx); err != nil {
 		return err
 	}
@@ -99,23 +108,6 @@ func (s *suite) run(ctx context.Context) error {
 		step(ctx)
 	}
 	return nil
-}
-
-// detectMock reports whether the target is the mock: it serves its
-// OpenAPI document at /_mock/openapi.yaml, without a key.
-func (s *suite) detectMock(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodHead, s.c.base+"/_mock/openapi.yaml", nil)
-	if err != nil {
-		return false
-	}
-	resp, err := s.c.hc.Do(req)
-	if err != nil {
-		return false
-	}
-	_ = resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
 }
 
 // need skips a check whose prerequisite is missing.
@@ -161,38 +153,119 @@ func expectRefused(a answer) error {
 	return conforms(a)
 }
 
+// profileDescription is the description of the suite's profiles.
+const profileDescription = "Made by profilesvc-contract; deleted when it ends."
+
+// profileBody is the create body of a profile of the suite's named name.
+func profileBody(name string) map[string]any {
+	return map[string]any{"name": name, "description": profileDescription, "metadata": map[string]any{"createdBy": "profilesvc-contract"}}
+}
+
+// createOwn sends the create of a profile of the suite's. It is sent with
+// a context of its own, which an interruption does not cancel, so that a
+// profile the service made is never left without its ID being known; when
+// no answer came all the same, the report says that the profile may
+// exist.
+func (s *suite) createOwn(ctx context.Context, body map[string]any) answer {
+	path := "/v1/workflows/" + url.PathEscape(s.cfg.WorkflowID) + "/profiles"
+	a := s.c.do(context.WithoutCancel(ctx), request{method: "POST", path: path, json: body})
+	if a.err != nil && !neverSent(a.err) {
+		s.mayBeLeft(fmt.Sprint(body["name"]), "its create got no answer")
+	}
+	return a
+}
+
+// neverSent reports whether a request failed before it could reach the
+// service: no connection was made.
+func neverSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// mayBeLeft records that a profile of the suite's may exist without the
+// suite knowing its ID, so that the person deletes it.
+func (s *suite) mayBeLeft(name, why string) {
+	s.report.CleanupFailed = true
+	s.report.Cleanup = append(s.report.Cleanup, fmt.Sprintf("a profile named %q may exist (%s): delete it yourself", name, why))
+}
+
+// adopt returns the ID of the profile a create answered, when the answer
+// is a success that describes the profile sent ("" otherwise), and how it
+// differs from what was sent.
+func (s *suite) adopt(a answer, body map[string]any) (id, differs string) {
+	if a.err != nil || a.status < 200 || a.status > 299 {
+		return "", ""
+	}
+	var p struct {
+		ID          string         `json:"id"`
+		WorkflowID  string         `json:"workflowId"`
+		Name        string         `json:"name"`
+		Description string         `json:"description"`
+		Metadata    map[string]any `json:"metadata"`
+	}
+	if a.decode(&p) != nil || p.ID == "" {
+		return "", ""
+	}
+	var diffs []string
+	for _, d := range []struct {
+		field     string
+		got, want any
+	}{
+		{"name", p.Name, body["name"]},
+		{"description", p.Description, body["description"]},
+		{"metadata", p.Metadata, body["metadata"]},
+		{"workflowId", p.WorkflowID, s.cfg.WorkflowID},
+	} {
+		if d.want != nil && !reflect.DeepEqual(d.got, d.want) {
+			diffs = append(diffs, fmt.Sprintf("%s %v, not %v", d.field, d.got, d.want))
+		}
+	}
+	if len(diffs) > 0 {
+		return "", p.ID + ": " + strings.Join(diffs, ", ")
+	}
+	return p.ID, ""
+}
+
 // createProfile creates the suite's profile, or finds why the suite
 // cannot run.
 func (s *suite) createProfile(ctx context.Context) error {
-	path := "/v1/workflows/" + url.PathEscape(s.cfg.WorkflowID) + "/profiles"
-	a := s.c.do(ctx, request{method: "POST", path: path, json: map[string]any{
-		"name": s.cfg.Name, "description": "Made by profilesvc-contract; deleted when it ends.",
-		"metadata": map[string]any{"createdBy": "profilesvc-contract"},
-	}})
+	body := profileBody(s.cfg.Name)
+	a := s.createOwn(ctx, body)
 	switch {
-	case a.err != nil:
+	case a.err != nil && neverSent(a.err):
 		return fmt.Errorf("%w: no connection to %s: %v", ErrCannotRun, s.c.base, a.err)
+	case a.err != nil:
+		return fmt.Errorf("%w: no answer from %s to the profile's create: %v; a profile named %q may exist: delete it yourself", ErrCannotRun, s.c.base, a.err, s.cfg.Name)
 	case a.status == http.StatusUnauthorized:
 		return fmt.Errorf("%w: the service refused the API key (401 %s)", ErrCannotRun, a.errorCode())
 	case a.status == http.StatusNotFound:
 		return fmt.Errorf("%w: workflow %s is not there (404 %s): name one of the service's with -workflow", ErrCannotRun, s.cfg.WorkflowID, a.errorCode())
 	}
 	s.st.createAnswer = a
-	p := &s.st.createdProfile
-	if a.status >= 200 && a.status < 300 {
-		_ = a.decode(p)
-		if p.ID != "" {
-			s.created = append(s.created, p.ID)
-			s.st.profileID = p.ID
-			s.report.ProfileID = p.ID
-		}
+	id, differs := s.adopt(a, body)
+	if differs != "" {
+		s.st.createDiffers = differs
+		s.check("endpoints.create-profile", Rule, endpoint("POST", "/v1/workflows/{workflowId}/profiles"), createWhat, func() error { return checkEndpointsCreateProfile(ctx, s) })
+		s.mayBeLeft(s.cfg.Name, "the create answered another profile, "+differs)
+		return fmt.Errorf("%w: the answer to the profile's create describes another profile (%s): the suite touches nothing it has not made", ErrCannotRun, differs)
 	}
-	s.check("endpoints.create-profile", Rule, endpoint("POST", "/v1/workflows/{workflowId}/profiles"),
-		"creating a profile answers 201 with the profile: itemsCount 0, lastAnalysisAt null, a folders array", func() error { return checkEndpointsCreateProfile(ctx, s) })
+	if id != "" {
+		s.made(id)
+		s.st.profileID = id
+		s.report.ProfileID = id
+		_ = a.decode(&s.st.createdProfile)
+	}
+	if ctx.Err() != nil {
+		return nil // interrupted: the profile, if made, is deleted
+	}
+	s.check("endpoints.create-profile", Rule, endpoint("POST", "/v1/workflows/{workflowId}/profiles"), createWhat, func() error { return checkEndpointsCreateProfile(ctx, s) })
 	s.check("states.default-folder", Rule, secStates,
 		"a profile is created with one default folder: isDefault true, name \"default\"", func() error { return checkStatesDefaultFolder(ctx, s) })
 	return nil
 }
+
+// createWhat is what endpoints.create-profile checks.
+const createWhat = "creating a profile answers 201 with the profile sent (name, description, metadata, workflowId): itemsCount 0, lastAnalysisAt null, a folders array"
 
 // authentication checks the answers to a missing and a wrong key.
 func (s *suite) authentication(ctx context.Context) {
@@ -216,13 +289,15 @@ func (s *suite) authentication(ctx context.Context) {
 // profiles checks the profile's name limit, update and the inferred
 // reads.
 func (s *suite) profiles(ctx context.Context) {
-	long := s.c.do(ctx, request{method: "POST", path: "/v1/workflows/" + url.PathEscape(s.cfg.WorkflowID) + "/profiles",
-		json: map[string]any{"name": strings.Repeat("n", 256)}})
-	if long.status >= 200 && long.status < 300 {
-		var p struct{ ID string }
-		if long.decode(&p) == nil && p.ID != "" {
-			s.created = append(s.created, p.ID)
-		}
+	body := profileBody(s.named(256))
+	long := s.createOwn(ctx, body)
+	if id, differs := s.adopt(long, body); id != "" {
+		s.made(id)
+	} else if differs != "" {
+		s.mayBeLeft(s.named(256), "the create answered another profile, "+differs)
+	}
+	if ctx.Err() != nil {
+		return
 	}
 	s.st.longName = long
 	s.check("limits.profile-name-length", Rule, secLimits, "a profile name of 256 characters is refused (max 255)", func() error { return checkLimitsProfileNameLength(ctx, s) })
@@ -231,6 +306,7 @@ func (s *suite) profiles(ctx context.Context) {
 	section := endpoint("PATCH", "/v1/profiles/{profileId}")
 	s.check("endpoints.update-profile", Rule, section, "updating a profile answers 200 with the profile, without folders", func() error { return checkEndpointsUpdateProfile(ctx, s) })
 	s.check("endpoints.update-profile-metadata", Rule, section, "metadata replaces the whole stored object; it is not merged", func() error { return checkEndpointsUpdateProfileMetadata(ctx, s) })
+	s.check("limits.profile-name-max", Rule, secLimits, "a profile name of 255 characters is accepted: the suite's profile is renamed to one, then back", func() error { return checkLimitsProfileNameMax(ctx, s) })
 	s.check("assume.get-profile", Assumption, inferred("GET", "/v1/profiles/{profileId}"), "reading a profile answers 200 with the profile, without folders", func() error { return checkAssumeGetProfile(ctx, s) })
 	s.check("assume.list-profiles", Assumption, inferred("GET", "/v1/workflows/{workflowId}/profiles"), "listing a workflow's profiles, searched by name, answers 200 with a page holding the suite's", func() error { return checkAssumeListProfiles(ctx, s) })
 }
@@ -251,6 +327,8 @@ func (s *suite) folders(ctx context.Context) {
 	s.check("assume.create-folder", Assumption, inferred("POST", "/v1/profiles/{profileId}/folders"), "creating a folder answers 201 with the folder, isDefault false (ten are made)", func() error { return checkAssumeCreateFolder(ctx, s) })
 	section := endpoint("GET", "/v1/profiles/{profileId}/folders")
 	s.check("limits.page-size-default", Rule, secLimits, "a page of folders holds 10 by default, with a nextCursor when there are more", func() error { return checkLimitsPageSizeDefault(ctx, s) })
+	s.check("endpoints.list-folders-default-order", Rule, section, "the default order is sort=createdAt, order=desc: the first page holds the ten newest folders, the newest first, not the default folder (the oldest)", func() error { return checkEndpointsListFoldersDefaultOrder(ctx, s) })
+	s.check("endpoints.list-folders-sort-time", Rule, section, "sort=createdAt and sort=updatedAt, with order=asc and order=desc, order the folders by that time; createdAt asc starts with the default folder", func() error { return checkEndpointsListFoldersSortTime(ctx, s) })
 	s.check("endpoints.list-folders-cursor", Rule, section, "the nextCursor of a page gives the next one; the last page's is null", func() error { return checkEndpointsListFoldersCursor(ctx, s) })
 	s.check("limits.page-size-max", Rule, secLimits, "limit=100, the largest page, is accepted", func() error { return checkLimitsPageSizeMax(ctx, s) })
 	s.check("assume.page-size-over-max", Assumption, secGaps, "limit=101 is refused with 400 VALIDATION_ERROR", func() error { return checkAssumePageSizeOverMax(ctx, s) })
@@ -263,6 +341,9 @@ func (s *suite) folders(ctx context.Context) {
 
 // checkEndpointsCreateProfile runs the check endpoints.create-profile.
 func checkEndpointsCreateProfile(ctx context.Context, s *suite) error {
+	if s.st.createDiffers != "" {
+		return fail("the profile sent", s.st.createDiffers)
+	}
 	if err := expect(s.st.createAnswer, http.StatusCreated); err != nil {
 		return err
 	}
@@ -287,6 +368,36 @@ func checkStatesDefaultFolder(ctx context.Context, s *suite) error {
 // checkLimitsProfileNameLength runs the check limits.profile-name-length.
 func checkLimitsProfileNameLength(ctx context.Context, s *suite) error {
 	return expectRefused(s.st.longName)
+}
+
+// named is a name of n characters (at least the suite's name and one)
+// that starts with the suite's name, so that a person recognises it.
+func (s *suite) named(n int) string {
+	name := s.cfg.Name + " "
+	return name + strings.Repeat("n", max(0, n-utf8.RuneCountInString(name)))
+}
+
+// checkLimitsProfileNameMax runs the check limits.profile-name-max.
+func checkLimitsProfileNameMax(ctx context.Context, s *suite) error {
+	if err := need(s.st.profileID != "", "the profile"); err != nil {
+		return err
+	}
+	for _, name := range []string{s.named(255), s.cfg.Name} {
+		a := s.c.do(ctx, request{method: "PATCH", path: "/v1/profiles/" + s.st.profileID, json: map[string]any{"name": name}})
+		if err := expect(a, http.StatusOK); err != nil {
+			return err
+		}
+		var p struct {
+			Name string `json:"name"`
+		}
+		if err := a.decode(&p); err != nil {
+			return err
+		}
+		if p.Name != name {
+			return fail(fmt.Sprintf("the profile named %q (%d characters)", name, utf8.RuneCountInString(name)), excerpt(a.body))
+		}
+	}
+	return nil
 }
 
 // checkAssumeValidationError runs the check assume.validation-error.
@@ -397,6 +508,9 @@ func checkAssumeCreateFolder(ctx context.Context, s *suite) error {
 	}
 	for _, name := range folderNames() {
 		a := s.c.do(ctx, request{method: "POST", path: "/v1/profiles/" + s.st.profileID + "/folders", json: map[string]any{"name": name}})
+		if a.status == http.StatusCreated {
+			s.report.Created.Folders++
+		}
 		if err := expect(a, http.StatusCreated); err != nil {
 			return err
 		}
@@ -409,7 +523,7 @@ func checkAssumeCreateFolder(ctx context.Context, s *suite) error {
 		if err := a.decode(&f); err != nil {
 			return err
 		}
-		s.st.userFolders = append(s.st.userFolders, folderRef{f.ID, f.Name})
+		s.st.userFolders = append(s.st.userFolders, folderRef{id: f.ID, name: f.Name})
 		if f.Name != name || f.IsDefault || f.ProfileID != s.st.profileID {
 			return fail(fmt.Sprintf("folder %q of %s, isDefault false", name, s.st.profileID), excerpt(a.body))
 		}
@@ -431,6 +545,69 @@ func checkLimitsPageSizeDefault(ctx context.Context, s *suite) error {
 	}
 	s.st.cursor = next
 	return nil
+}
+
+// checkEndpointsListFoldersDefaultOrder runs the check
+// endpoints.list-folders-default-order.
+func checkEndpointsListFoldersDefaultOrder(ctx context.Context, s *suite) error {
+	if err := need(len(s.st.userFolders) == 10 && s.st.defaultFolder != "", "ten folders"); err != nil {
+		return err
+	}
+	a, page, _, err := s.listFolders(ctx, nil)
+	if err != nil {
+		return err
+	}
+	newest := s.st.userFolders[len(s.st.userFolders)-1].id
+	want := "the ten folders of the suite's, newest (" + newest + ") first, by createdAt descending"
+	if len(page) != 10 || slices.ContainsFunc(page, func(f folderRef) bool { return f.id == s.st.defaultFolder }) || !byTime(page, createdAt, false) {
+		return fail(want, excerpt(a.body))
+	}
+	if i := slices.IndexFunc(page, func(f folderRef) bool { return f.id == newest }); i < 0 || !page[i].createdAt.Equal(page[0].createdAt) {
+		return fail(want, excerpt(a.body))
+	}
+	return nil
+}
+
+// checkEndpointsListFoldersSortTime runs the check
+// endpoints.list-folders-sort-time.
+func checkEndpointsListFoldersSortTime(ctx context.Context, s *suite) error {
+	if err := need(len(s.st.userFolders) == 10 && s.st.defaultFolder != "", "ten folders"); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		sort string
+		at   func(folderRef) time.Time
+	}{{"createdAt", createdAt}, {"updatedAt", updatedAt}} {
+		for _, order := range []string{"asc", "desc"} {
+			a, page, _, err := s.listFolders(ctx, url.Values{"sort": {c.sort}, "order": {order}, "limit": {"100"}})
+			if err != nil {
+				return err
+			}
+			if len(page) != 11 || !byTime(page, c.at, order == "asc") {
+				return fail("the 11 folders by "+c.sort+", "+order, excerpt(a.body))
+			}
+			if c.sort == "createdAt" && order == "asc" && page[0].id != s.st.defaultFolder && !page[0].createdAt.Equal(page[1].createdAt) {
+				return fail("the default folder, the oldest, first", excerpt(a.body))
+			}
+		}
+	}
+	return nil
+}
+
+// createdAt and updatedAt are the times folders are sorted by.
+func createdAt(f folderRef) time.Time { return f.createdAt }
+func updatedAt(f folderRef) time.Time { return f.updatedAt }
+
+// byTime reports whether folders are in order of a time, ascending or
+// descending (equal times in any order).
+func byTime(page []folderRef, at func(folderRef) time.Time, asc bool) bool {
+	for i := 1; i < len(page); i++ {
+		prev, cur := at(page[i-1]), at(page[i])
+		if asc && cur.Before(prev) || !asc && cur.After(prev) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkEndpointsListFoldersCursor runs the check endpoints.list-folders-cursor.
@@ -564,8 +741,10 @@ func (s *suite) listFolders(ctx context.Context, q url.Values) (answer, []folder
 		Count      int     `json:"count"`
 		NextCursor *string `json:"nextCursor"`
 		Items      []struct {
-			ID   string `json:"id"`
-			Name string `json:"name"`
+			ID        string    `json:"id"`
+			Name      string    `json:"name"`
+			CreatedAt time.Time `json:"createdAt"`
+			UpdatedAt time.Time `json:"updatedAt"`
 		} `json:"items"`
 	}
 	if err := a.decode(&page); err != nil {
@@ -576,7 +755,7 @@ func (s *suite) listFolders(ctx context.Context, q url.Values) (answer, []folder
 	}
 	var out []folderRef
 	for _, f := range page.Items {
-		out = append(out, folderRef{f.ID, f.Name})
+		out = append(out, folderRef{id: f.ID, name: f.Name, createdAt: f.CreatedAt, updatedAt: f.UpdatedAt})
 	}
 	return a, out, page.NextCursor, nil
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
@@ -48,6 +49,15 @@ type Config struct {
 	// Name is the name of the suite's profile; "profilesvc-contract" and
 	// the time when empty.
 	Name string
+	// Mock says that the service is a profilesvc-mock, whose control API
+	// (/_mock/) the checks that need it may use. It is never guessed: only
+	// the caller, who started the mock or was told so, knows.
+	Mock bool
+	// OnProfile, when set, is told of each profile the suite makes (gone
+	// false) and of each the cleanup has deleted (gone true), as it
+	// happens, so that a caller that abandons the cleanup can say what is
+	// left. It is called from Run's goroutine.
+	OnProfile func(id string, gone bool)
 }
 
 // Status is the outcome of a check.
@@ -91,8 +101,8 @@ type Result struct {
 
 // Report is the outcome of a run.
 type Report struct {
-	// Target is the service's address; Mock reports whether it is the
-	// mock (it serves /_mock/openapi.yaml).
+	// Target is the service's address; Mock reports whether it was
+	// checked as the mock (Config.Mock), with its control API.
 	Target string `json:"target"`
 	Mock   bool   `json:"mock"`
 	// Workflow is the workflow the profile was created in, Profile the
@@ -100,6 +110,8 @@ type Report struct {
 	Workflow    string `json:"workflow"`
 	ProfileName string `json:"profileName"`
 	ProfileID   string `json:"profileId,omitempty"`
+	// Created counts what the run made; Planned says the most it makes.
+	Created Counts `json:"created"`
 	// Results are the checks' outcomes, in the order they ran.
 	Results []Result `json:"results"`
 	// Passed, Failed and Skipped count them.
@@ -108,8 +120,13 @@ type Report struct {
 	Skipped int `json:"skipped"`
 	// Cleanup says what was deleted at the end, and what could not be.
 	Cleanup []string `json:"cleanup"`
-	// CleanupFailed reports that something the suite made is left.
+	// CleanupFailed reports that something the suite made is, or may be,
+	// left.
 	CleanupFailed bool `json:"cleanupFailed"`
+	// Error says why the run stopped short (it could not run, it was
+	// interrupted) and whether the cleanup failed; empty when it did
+	// not.
+	Error string `json:"error,omitempty"`
 }
 
 // ErrCannotRun is matched by the error of Run when the suite could not run
@@ -120,13 +137,44 @@ var ErrCannotRun = errors.New("contract: the suite cannot run")
 // before the checks did; what the suite made is deleted all the same.
 var ErrInterrupted = errors.New("contract: interrupted")
 
+// Counts counts what a run makes: its profiles, their folders (the
+// default ones included), items and analyses.
+type Counts struct {
+	Profiles int `json:"profiles"`
+	Folders  int `json:"folders"`
+	Items    int `json:"items"`
+	Analyses int `json:"analyses"`
+}
+
+// Planned is the most a run of cfg makes against a service that follows
+// the rules: the two profiles of the suite's, the ten folders of the
+// first (and each profile's default one), its items (three documents, one
+// deleted again, one in a folder deleted again, one of the second
+// profile's; one the mock makes not ACTIVE; one held in a long poll) and
+// its analyses (the first, a second when the first has ended before it,
+// one the mock fails; with the long checks, six for the retention of five
+// and the held one).
+func Planned(cfg Config) Counts {
+	c := Counts{Profiles: 2, Folders: 12, Items: 6, Analyses: 2}
+	if cfg.Mock {
+		c.Items++
+		c.Analyses++
+	}
+	if !cfg.Short {
+		c.Items++
+		c.Analyses = maxAnalyses + 2 // the retention's six, the held one
+	}
+	return c
+}
+
 // Plan says what a run will create and delete, for the person starting
 // it, before anything is sent.
 func Plan(cfg Config) string {
 	cfg = cfg.withDefaults()
-	return fmt.Sprintf("It creates one profile, %q, in workflow %s: up to 11 folders, 6 items and 8 analyses in it. "+
-		"It reads and changes nothing else, and deletes the profile at the end, whatever happens (Ctrl-C included).",
-		cfg.Name, cfg.WorkflowID)
+	c := Planned(cfg)
+	return fmt.Sprintf("It creates two profiles, %q and %q, in workflow %s: up to %d folders, %d items and %d analyses in them. "+
+		"It reads and changes nothing else, and deletes the profiles at the end, whatever happens (Ctrl-C included).",
+		cfg.Name, cfg.Name+" second", cfg.WorkflowID, c.Folders, c.Items, c.Analyses)
 }
 
 func (cfg Config) withDefaults() Config {
@@ -149,11 +197,30 @@ func (cfg Config) withDefaults() Config {
 }
 
 // Run runs the suite, calling emit with each result as it comes (emit may
-// be nil), and returns the report. Its error matches ErrCannotRun when the
-// suite could not run, ErrInterrupted when ctx ended first; either way the
-// report says what was checked and what was cleaned up.
+// be nil), and returns the report, never nil. Its error matches
+// ErrCannotRun when the suite could not run, ErrInterrupted when ctx ended
+// first; either way the report says what was checked and what was cleaned
+// up, and its Error says why.
 func Run(ctx context.Context, cfg Config, emit func(Result)) (*Report, error) {
 	cfg = cfg.withDefaults()
+	report := &Report{Target: cfg.BaseURL, Mock: cfg.Mock, Workflow: cfg.WorkflowID, ProfileName: cfg.Name, Results: []Result{}, Cleanup: []string{}}
+	s, err := newSuite(ctx, cfg, emit, report)
+	if err != nil {
+		report.Error = err.Error()
+		return report, err
+	}
+	err = s.runAndCleanUp(ctx)
+	if err != nil {
+		report.Error = err.Error()
+	}
+	if report.CleanupFailed {
+		report.Error = strings.TrimPrefix(report.Error+"; the cleanup failed: "+strings.Join(report.Cleanup, "; "), "; ")
+	}
+	return report, err
+}
+
+// newSuite checks the configuration and makes the run's suite.
+func newSuite(ctx context.Context, cfg Config, emit func(Result), report *Report) (*suite, error) {
 	if cfg.APIKey == "" {
 		return nil, fmt.Errorf("%w: no API key (-api-key or PROFILESVC_API_KEY)", ErrCannotRun)
 	}
@@ -164,23 +231,29 @@ func Run(ctx context.Context, cfg Config, emit func(Result)) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
+	report.Target = base
 	doc, err := openapicheck.New()
 	if err != nil {
 		return nil, err
 	}
-	s := &suite{
+	return &suite{
 		ctx:    ctx,
 		cfg:    cfg,
 		c:      &client{base: base, key: cfg.APIKey, hc: cfg.HTTPClient, doc: doc, now: cfg.Now, timeout: cfg.RequestTimeout},
 		emit:   emit,
-		report: &Report{Target: base, Workflow: cfg.WorkflowID, ProfileName: cfg.Name},
+		report: report,
+	}, nil
+}
+
+// runAndCleanUp runs the checks, then deletes what they made, whatever
+// happened: an interruption, a panic.
+func (s *suite) runAndCleanUp(ctx context.Context) error {
+	defer s.cleanup(ctx)
+	err := s.run(ctx)
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
 	}
-	runErr := s.run(ctx)
-	s.cleanup(ctx)
-	if runErr == nil && ctx.Err() != nil {
-		runErr = fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
-	}
-	return s.report, runErr
+	return err
 }
 
 // suite is one run: its client, its results, and what it made.
@@ -232,7 +305,7 @@ func (s *suite) check(id string, kind Kind, section, what string, fn func() erro
 	if s.cfg.Short && isLong(id) {
 		err = skip("a long check: run without -short to make it")
 	} else {
-		err = fn()
+		err = protect(fn)
 	}
 	var o *outcome
 	switch {
@@ -249,6 +322,26 @@ func (s *suite) check(id string, kind Kind, section, what string, fn func() erro
 	}
 	s.record(r)
 	return r.Status == Pass
+}
+
+// made records a profile the suite made, for the cleanup to delete.
+func (s *suite) made(id string) {
+	s.created = append(s.created, id)
+	s.report.Created.Profiles++
+	s.report.Created.Folders++ // its default folder
+	if s.cfg.OnProfile != nil {
+		s.cfg.OnProfile(id, false)
+	}
+}
+
+// protect runs a check's function, turning a panic into its failure.
+func protect(fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fail("no panic", fmt.Sprintf("panic: %v", v))
+		}
+	}()
+	return fn()
 }
 
 // record keeps a result and passes it on.

@@ -3,14 +3,18 @@ package contract_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,12 +32,162 @@ func newMock(t *testing.T, opts ...mockserver.Option) *mockserver.Server {
 	return mockserver.NewTest(t, append([]mockserver.Option{mockserver.WithAnalysisDuration(time.Second)}, opts...)...)
 }
 
-// runSuite runs the suite against base with the mock's key.
-func runSuite(t *testing.T, ctx context.Context, srv *mockserver.Server, base string, short bool, emit func(contract.Result)) (*contract.Report, error) {
+// runSuite runs the suite against base with the mock's key, as the mock
+// (Config.Mock) unless a change of the configuration says otherwise.
+func runSuite(t *testing.T, ctx context.Context, srv *mockserver.Server, base string, short bool, emit func(contract.Result), changes ...func(*contract.Config)) (*contract.Report, error) {
 	t.Helper()
-	return contract.Run(ctx, contract.Config{
-		BaseURL: base, APIKey: srv.APIKey, WorkflowID: mockserver.DefaultWorkflowID, Short: short, AnalysisTimeout: time.Minute,
-	}, emit)
+	cfg := contract.Config{
+		BaseURL: base, APIKey: srv.APIKey, WorkflowID: mockserver.DefaultWorkflowID, Short: short, AnalysisTimeout: time.Minute, Mock: true,
+	}
+	for _, change := range changes {
+		change(&cfg)
+	}
+	return contract.Run(ctx, cfg, emit)
+}
+
+// notMock runs the suite as against a real service.
+func notMock(cfg *contract.Config) { cfg.Mock = false }
+
+// transport sends the suite's requests through rt.
+func transport(rt roundTrip) func(*contract.Config) {
+	return func(cfg *contract.Config) { cfg.HTTPClient = &http.Client{Transport: rt} }
+}
+
+// roundTrip is an http.RoundTripper of a function: a test's stand-in for
+// the network.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// onNth calls fn instead of sending the nth request (from 1) that match
+// selects; fn gets the request and a function sending it.
+func onNth(match func(*http.Request) bool, nth int, fn func(r *http.Request, send func(*http.Request) (*http.Response, error)) (*http.Response, error)) roundTrip {
+	var mu sync.Mutex
+	seen := 0
+	send := http.DefaultTransport.RoundTrip
+	return func(r *http.Request) (*http.Response, error) {
+		mu.Lock()
+		if match(r) {
+			seen++
+		}
+		hit := match(r) && seen == nth
+		mu.Unlock()
+		if hit {
+			return fn(r, send)
+		}
+		return send(r)
+	}
+}
+
+// isCreate selects the creates of profiles.
+func isCreate(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/v1/workflows/")
+}
+
+// withName sends a create with its name cut to n characters: a service
+// that takes a name as long as n.
+func withName(r *http.Request, n int) *http.Request {
+	var body map[string]any
+	b, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(b, &body)
+	if name, ok := body["name"].(string); ok && len(name) > n {
+		body["name"] = name[:n]
+	}
+	b, _ = json.Marshal(body)
+	r = r.Clone(r.Context())
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	return r
+}
+
+// takeLongName sends a create whose name is too long as a service that
+// took it would: the mock is sent the name cut to 255 characters, and its
+// answer is given the whole name back.
+func takeLongName(r *http.Request, send func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	var body struct{ Name string }
+	b, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(b, &body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	resp, err := send(withName(r, 255))
+	if err != nil || len(body.Name) <= 255 {
+		return resp, err
+	}
+	got, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	got = bytes.Replace(got, []byte(body.Name[:255]+`"`), []byte(body.Name+`"`), 1)
+	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(got)), int64(len(got))
+	resp.Header.Del("Content-Length")
+	return resp, err
+}
+
+// wrap serves the service at base behind h, which answers some requests
+// itself or changes them.
+func wrap(t *testing.T, base string, h func(w http.ResponseWriter, r *http.Request, next http.Handler)) string {
+	t.Helper()
+	target, err := url.Parse(base)
+	require.NoError(t, err)
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h(w, r, rp) }))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// pollDriver plays the long polls on a mock whose clock is clock, through
+// a proxy: the mock holds each poll on the clock, and the proxy advances
+// the clock by the poll's timeout once the poll's timer is armed, so that
+// the poll answers as the service would, at its timeout or when the
+// analysis ends first, without waiting. before, when set, runs before a
+// poll is sent; after is how much further the clock moves once it is
+// answered (a slow network).
+type pollDriver struct {
+	clock  *mockserver.FakeClock
+	srv    *mockserver.Server
+	before func(srv *mockserver.Server, analysisID string)
+	after  time.Duration
+}
+
+func (d pollDriver) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	q := r.URL.Query()
+	n, err := strconv.Atoi(q.Get("timeoutSeconds"))
+	if r.Method != http.MethodGet || q.Get("waitForReport") != "true" || err != nil {
+		next.ServeHTTP(w, r)
+		return
+	}
+	if d.before != nil {
+		d.before(d.srv, path.Base(r.URL.Path))
+	}
+	armed := d.clock.Timers()
+	answered := make(chan struct{})
+	rec := httptest.NewRecorder()
+	go func() {
+		defer close(answered)
+		next.ServeHTTP(rec, r)
+	}()
+	ctx, cancel := context.WithCancel(r.Context())
+	go func() {
+		<-answered
+		cancel()
+	}()
+	if d.clock.BlockUntil(ctx, armed+1) == nil {
+		d.clock.Advance(time.Duration(n) * time.Second)
+	}
+	<-answered
+	d.clock.Advance(d.after)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+// drivenMock starts a mock on a fake clock, served through a pollDriver,
+// and returns it, its address and the change of the configuration that
+// makes the suite read time from the same clock.
+func drivenMock(t *testing.T, d pollDriver) (*mockserver.Server, string, func(*contract.Config)) {
+	t.Helper()
+	d.clock = mockserver.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	srv := newMock(t, mockserver.WithClock(d.clock))
+	d.srv = srv
+	return srv, wrap(t, srv.URL, d.serve), func(cfg *contract.Config) { cfg.Now = d.clock.Now }
 }
 
 // result returns the result of a check, failing the test when it did not
@@ -106,6 +260,18 @@ func proxy(t *testing.T, srv *mockserver.Server, alters ...alter) string {
 	return ts.URL
 }
 
+// reverseItems reverses the items of a page.
+func reverseItems(body []byte) []byte {
+	var page map[string]any
+	if json.Unmarshal(body, &page) != nil {
+		return body
+	}
+	items, _ := page["items"].([]any)
+	slices.Reverse(items)
+	b, _ := json.Marshal(page)
+	return b
+}
+
 func TestTheMockPasses(t *testing.T) {
 	srv := newMock(t)
 	var emitted []string
@@ -131,15 +297,67 @@ func TestTheMockPasses(t *testing.T) {
 	requireCleanedUp(t, srv, r)
 }
 
+// TestTheMockPassesTheLongChecks runs every check against a mock on a
+// fake clock whose long polls a pollDriver plays: the hold of a poll to
+// its timeout is measured on that clock.
 func TestTheMockPassesTheLongChecks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("holds a long poll for its 10 seconds")
-	}
-	srv := newMock(t)
-	r, err := runSuite(t, t.Context(), srv, srv.URL, false, nil)
+	srv, base, clock := drivenMock(t, pollDriver{})
+	var cfg contract.Config
+	r, err := runSuite(t, t.Context(), srv, base, false, nil, clock, func(c *contract.Config) { cfg = *c })
 	require.NoError(t, err)
 	require.Empty(t, failures(r))
 	require.Zero(t, r.Skipped)
+	require.Equal(t, contract.Planned(cfg), r.Created, "the plan says what the run makes")
+	requireCleanedUp(t, srv, r)
+}
+
+// TestLongPolls runs the suite against a mock whose long polls break the
+// rules of their timeout: each breach is a failure.
+func TestLongPolls(t *testing.T) {
+	tests := []struct {
+		name   string
+		driver pollDriver
+		short  bool
+		check  string
+		got    string
+	}{
+		{"the analysis ends before the poll's timeout although its document says 15 s",
+			pollDriver{before: func(srv *mockserver.Server, id string) { _ = srv.CompleteAnalysis(id) }}, false, "longpoll.holds", "status completed"},
+		{"the poll answers long after its timeout", pollDriver{after: 40 * time.Second}, false, "longpoll.holds", "an answer after 50s"},
+		{"a poll on an ended analysis is held", pollDriver{after: 10 * time.Second}, true, "limits.long-poll-bounds", "an answer after 10s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, base, clock := drivenMock(t, tt.driver)
+			r, err := runSuite(t, t.Context(), srv, base, tt.short, nil, clock)
+			require.NoError(t, err)
+			res := result(t, r, tt.check)
+			require.Equal(t, contract.Fail, res.Status, "%+v", res)
+			require.Contains(t, res.Got, tt.got)
+			requireCleanedUp(t, srv, r)
+		})
+	}
+}
+
+// TestAPollThatEndsAtOnce runs the suite against a service that does not
+// hold a long poll of timeoutSeconds=10: it answers at once, the analysis
+// still running.
+func TestAPollThatEndsAtOnce(t *testing.T) {
+	srv, driven, clock := drivenMock(t, pollDriver{})
+	base := wrap(t, driven, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if q := r.URL.Query(); q.Get("timeoutSeconds") == "10" {
+			q.Del("waitForReport")
+			q.Del("timeoutSeconds")
+			r.URL.RawQuery = q.Encode()
+		}
+		next.ServeHTTP(w, r)
+	})
+	r, err := runSuite(t, t.Context(), srv, base, false, nil, clock)
+	require.NoError(t, err)
+	res := result(t, r, "longpoll.holds")
+	require.Equal(t, contract.Fail, res.Status, "%+v", res)
+	require.Contains(t, res.Got, "an answer after 0s")
 	requireCleanedUp(t, srv, r)
 }
 
@@ -206,6 +424,46 @@ func TestFaults(t *testing.T) {
 				return http.StatusNotFound, []byte(`{"error":{"code":"NOT_FOUND","status":404,"message":"no route"}}`)
 			}}},
 			check: "assume.list-analyses", got: "404 NOT_FOUND",
+		},
+		{
+			name: "the folders oldest first by default",
+			alters: []alter{{"GET", "/v1/profiles/*/folders", func(status int, body []byte) (int, []byte) {
+				if !bytes.Contains(body, []byte(`"isDefault":true`)) && bytes.Contains(body, []byte(`"nextCursor":"`)) {
+					return status, reverseItems(body)
+				}
+				return status, body
+			}}},
+			check: "endpoints.list-folders-default-order", got: "folder 01",
+		},
+		{
+			name: "a 255-character name refused",
+			alters: []alter{{"PATCH", "/v1/profiles/*", func(status int, body []byte) (int, []byte) {
+				if bytes.Contains(body, []byte(strings.Repeat("n", 200))) {
+					return http.StatusBadRequest, []byte(`{"error":{"code":"VALIDATION_ERROR","status":400,"message":"name too long"}}`)
+				}
+				return status, body
+			}}},
+			check: "limits.profile-name-max", got: "400 VALIDATION_ERROR",
+		},
+		{
+			name: "an item of another profile taken",
+			alters: []alter{{"POST", "/v1/analyses/*/analyze", func(status int, body []byte) (int, []byte) {
+				if bytes.Contains(body, []byte("INVALID_ITEM_IDS")) {
+					return http.StatusAccepted, []byte(`{"id":"analysis_other"}`)
+				}
+				return status, body
+			}}},
+			check: "errors.invalid-item-ids-other-profile", got: "202",
+		},
+		{
+			name: "the report of a failed analysis given",
+			alters: []alter{{"GET", "/v1/analyses/*/report", func(status int, body []byte) (int, []byte) {
+				if status == http.StatusBadRequest {
+					return http.StatusOK, []byte("%PDF-1.4")
+				}
+				return status, body
+			}}},
+			check: "errors.report-not-available-failed", got: "200",
 		},
 	}
 	for _, tt := range tests {
@@ -276,31 +534,39 @@ func TestInterruptedRunCleansUp(t *testing.T) {
 	require.Contains(t, r.Cleanup[0], "deleted")
 }
 
-// TestTouchesNothingElse runs the suite against a mock that hides its
-// control API, as a real service would have none, beside a profile that is
-// not the suite's: the suite never lists profiles, never reaches the other
-// profile, and skips what only the mock can do.
+// TestTouchesNothingElse runs the suite, not told that the service is the
+// mock, behind a gateway that answers 200 to every HEAD, beside a profile
+// that is not the suite's: the suite never lists profiles, never reaches
+// the other profile, never uses the control API, and skips what only the
+// mock can do.
 func TestTouchesNothingElse(t *testing.T) {
 	srv := newMock(t)
 	other, err := srv.CreateProfile(mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Someone else"})
 	require.NoError(t, err)
 	item, err := srv.AddTextItem(other.Folders[0].ID, "Their document", "PASSPORT")
 	require.NoError(t, err)
-	hidden := proxy(t, srv, alter{"HEAD", "/_mock/*", func(int, []byte) (int, []byte) { return http.StatusNotFound, nil }})
+	gateway := wrap(t, srv.URL, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if r.Method == http.MethodHead {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 
-	r, err := runSuite(t, t.Context(), srv, hidden, true, nil)
+	r, err := runSuite(t, t.Context(), srv, gateway, true, nil, notMock)
 	require.NoError(t, err)
 	require.Empty(t, failures(r))
 	require.False(t, r.Mock)
 	require.Equal(t, contract.Skip, result(t, r, "assume.list-profiles").Status)
 	require.Equal(t, contract.Skip, result(t, r, "states.inactive-item").Status)
 	require.Equal(t, contract.Skip, result(t, r, "assume.inactive-item").Status)
+	require.Equal(t, contract.Skip, result(t, r, "errors.report-not-available-failed").Status)
 	for _, req := range srv.Requests() {
 		require.False(t, req.Method == "GET" && strings.HasPrefix(req.Path, "/v1/workflows/"), "listed profiles: %s %s", req.Method, req.Path)
 		for _, id := range []string{other.ID, other.Folders[0].ID, item.ID} {
 			require.NotContains(t, req.Path, id, "reached what is not the suite's")
 		}
-		require.False(t, strings.HasPrefix(req.Path, "/_mock/") && req.Method != "HEAD", "used the control API: %s", req.Path)
+		require.False(t, strings.HasPrefix(req.Path, "/_mock/"), "used the control API: %s", req.Path)
 	}
 	got, ok := srv.Profile(other.ID)
 	require.True(t, ok)
@@ -311,6 +577,140 @@ func TestTouchesNothingElse(t *testing.T) {
 func TestPlan(t *testing.T) {
 	plan := contract.Plan(contract.Config{WorkflowID: "wf_kyc", Name: "profilesvc-contract X"})
 	require.Contains(t, plan, `"profilesvc-contract X"`)
+	require.Contains(t, plan, `"profilesvc-contract X second"`)
 	require.Contains(t, plan, "wf_kyc")
-	require.Contains(t, plan, "deletes the profile at the end")
+	require.Contains(t, plan, "up to 12 folders, 7 items and 7 analyses")
+	require.Contains(t, plan, "deletes the profiles at the end")
+	require.Contains(t, contract.Plan(contract.Config{WorkflowID: "wf_kyc", Mock: true}), "up to 12 folders, 8 items and 7 analyses")
+}
+
+// TestInterruptedCreate interrupts the run, or loses the answer, while a
+// create of a profile is under way, after the service has made the
+// profile: the profile is deleted all the same, or the report says that it
+// may exist.
+func TestInterruptedCreate(t *testing.T) {
+	tests := []struct {
+		name string
+		nth  int // of the creates
+		lose bool
+		// left is whether the profile is left, the report saying so.
+		left bool
+	}{
+		{"Ctrl-C before the answer of the profile's create", 1, false, false},
+		{"Ctrl-C before the answer of the 256-character create, which the service takes", 2, false, false},
+		{"no answer to the profile's create", 1, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newMock(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			rt := onNth(isCreate, tt.nth, func(r *http.Request, send func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+				resp, err := takeLongName(r, send)
+				cancel()
+				if tt.lose {
+					return nil, errors.New("connection reset by peer")
+				}
+				if r.Context().Err() != nil { // an answer after the cancel is lost
+					return nil, r.Context().Err()
+				}
+				return resp, err
+			})
+			r, err := runSuite(t, ctx, srv, srv.URL, true, nil, transport(rt))
+			require.NotNil(t, r)
+			if !tt.left {
+				require.ErrorIs(t, err, contract.ErrInterrupted)
+				requireCleanedUp(t, srv, r)
+				return
+			}
+			require.ErrorIs(t, err, contract.ErrCannotRun)
+			require.ErrorContains(t, err, "may exist: delete it yourself")
+			require.True(t, r.CleanupFailed)
+			require.Contains(t, strings.Join(r.Cleanup, "\n"), `a profile named "`+r.ProfileName+`" may exist`)
+			require.Len(t, srv.Profiles(), 1)
+		})
+	}
+}
+
+// TestPanic runs the suite with a transport that panics on one request: in
+// a check, the panic is the check's failure and the run goes on; outside
+// one, Run panics, but only after the cleanup.
+func TestPanic(t *testing.T) {
+	boom := func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+		panic("boom")
+	}
+	t.Run("in a check", func(t *testing.T) {
+		srv := newMock(t)
+		rt := onNth(func(r *http.Request) bool {
+			return r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/v1/folders/")
+		}, 1, boom)
+		r, err := runSuite(t, t.Context(), srv, srv.URL, true, nil, transport(rt))
+		require.NoError(t, err)
+		res := result(t, r, "errors.cannot-modify-default-folder")
+		require.Equal(t, contract.Fail, res.Status)
+		require.Contains(t, res.Got, "panic: boom")
+		require.Equal(t, contract.Pass, result(t, r, "endpoints.delete-profile").Status, "the run goes on")
+		requireCleanedUp(t, srv, r)
+	})
+	t.Run("outside a check", func(t *testing.T) {
+		srv := newMock(t)
+		rt := onNth(isCreate, 2, boom)
+		require.PanicsWithValue(t, "boom", func() { _, _ = runSuite(t, t.Context(), srv, srv.URL, true, nil, transport(rt)) })
+		require.Empty(t, srv.Profiles(), "the cleanup ran")
+	})
+}
+
+// TestCreateAnswers runs the suite against services whose answers to the
+// creates of profiles break the rules.
+func TestCreateAnswers(t *testing.T) {
+	t.Run("the answer describes another profile", func(t *testing.T) {
+		srv := newMock(t)
+		base := proxy(t, srv, alter{"POST", "/v1/workflows/*/profiles", func(status int, body []byte) (int, []byte) {
+			return status, bytes.Replace(body, []byte(`"name":"profilesvc-contract`), []byte(`"name":"Someone else`), 1)
+		}})
+		r, err := runSuite(t, t.Context(), srv, base, true, nil)
+		require.ErrorIs(t, err, contract.ErrCannotRun)
+		require.ErrorContains(t, err, "describes another profile")
+		res := result(t, r, "endpoints.create-profile")
+		require.Equal(t, contract.Fail, res.Status)
+		require.Contains(t, res.Got, "name Someone else")
+		require.Len(t, r.Results, 1)
+		require.Empty(t, srv.RequestsMatching(mockserver.RequestMatch{Method: "DELETE"}), "nothing of another's is deleted")
+		require.Empty(t, r.ProfileID)
+		require.True(t, r.CleanupFailed)
+	})
+	t.Run("a 256-character name is taken", func(t *testing.T) {
+		srv := newMock(t)
+		rt := onNth(isCreate, 2, takeLongName)
+		r, err := runSuite(t, t.Context(), srv, srv.URL, true, nil, transport(rt))
+		require.NoError(t, err)
+		require.Equal(t, contract.Fail, result(t, r, "limits.profile-name-length").Status)
+		for _, req := range srv.RequestsMatching(mockserver.RequestMatch{Method: "POST", Path: "/v1/workflows/wf_default/profiles"}) {
+			var body struct{ Name string }
+			require.NoError(t, req.DecodeJSON(&body))
+			require.True(t, strings.HasPrefix(body.Name, r.ProfileName), "a name a person recognises: %s", body.Name)
+		}
+		requireCleanedUp(t, srv, r)
+	})
+}
+
+// TestCleanupTrustsNoDelete runs the suite against a service that answers
+// 204 to the delete of a profile without deleting it: the cleanup's
+// second DELETE shows it.
+func TestCleanupTrustsNoDelete(t *testing.T) {
+	srv := newMock(t)
+	base := wrap(t, srv.URL, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/v1/profiles/") {
+			w.Header().Set("X-Request-Id", "req_00000000000000000000")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+	r, err := runSuite(t, t.Context(), srv, base, true, nil)
+	require.NoError(t, err)
+	require.Equal(t, contract.Pass, result(t, r, "endpoints.delete-profile").Status)
+	require.True(t, r.CleanupFailed)
+	require.Contains(t, strings.Join(r.Cleanup, "\n"), "profile "+r.ProfileID+": STILL THERE")
+	require.Contains(t, r.Error, "the cleanup failed")
 }

@@ -31,6 +31,9 @@ func (s *suite) createItem(ctx context.Context, folderID string, r request) (ans
 	r.method, r.path = "POST", "/v1/folders/"+folderID+"/items"
 	a := s.c.do(ctx, r)
 	var it item
+	if a.status == http.StatusCreated {
+		s.report.Created.Items++
+	}
 	if err := expect(a, http.StatusCreated); err != nil {
 		return a, it, err
 	}
