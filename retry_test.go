@@ -389,13 +389,26 @@ func TestRetry_PostNotRetriedOnAmbiguousFailure(t *testing.T) {
 			assert.ErrorIs(t, err, ErrOutcomeUnknown)
 		})
 		t.Run(call.name+"/attempt timeout", func(t *testing.T) {
+			arrived := make(chan struct{}, 4)
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				arrived <- struct{}{}
 				<-r.Context().Done()
 			})
-			err := call.call(context.Background(), srv.client(t, WithRequestTimeout(50*time.Millisecond)))
+			// The attempt's limit must outlast the request's way to the
+			// server on a busy machine, or no request arrives to time out.
+			err := call.call(context.Background(), srv.client(t, WithRequestTimeout(time.Second)))
 			require.Error(t, err)
 			assert.ErrorIs(t, err, ErrOutcomeUnknown)
 			assert.ErrorIs(t, err, ErrRequestTimeout)
+			// The server may record a request after the client gave up
+			// on it: wait for each one that was sent.
+			for i := range sent {
+				select {
+				case <-arrived:
+				case <-time.After(time.Minute): // a hang guard only
+					require.FailNow(t, "request not received", "request %d of %d", i+1, sent)
+				}
+			}
 			assert.Len(t, srv.requests(), sent, "a POST that timed out may have been acted on")
 		})
 	}
