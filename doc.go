@@ -15,7 +15,7 @@
 //	if err != nil {
 //		return err
 //	}
-//	profile, err := client.CreateProfile(ctx, "wf_default", profilesvc.CreateProfileParams{Name: "Jane Doe"})
+//	profile, err := client.CreateProfile(ctx, workflowID, profilesvc.CreateProfileParams{Name: "Jane Doe"}) // one of your service's workflows
 //	...
 //	item, err := client.UploadFilePath(ctx, profile.DefaultFolder().ID, "passport.pdf", profilesvc.UploadParams{})
 //	...

@@ -163,8 +163,8 @@ func sentinelForStatus(status int) error {
 	return nil
 }
 
-// APIError is an error answer of the service: any response with a status of
-// 400 or more. Use errors.Is with the Err sentinels to branch on the kind of
+// APIError is an error answer of the service: any response outside 2xx (a
+// redirect the client does not follow included). Use errors.Is with the Err sentinels to branch on the kind of
 // failure, and errors.As to reach the details.
 type APIError struct {
 	// StatusCode is the HTTP status of the answer.

@@ -218,8 +218,8 @@ type readCloser struct {
 // the English and the Korean report of one analysis can be saved side by
 // side:
 //
-//	en, err := client.SaveReport(ctx, id, dir, nil)                                          // dir/analysis_x_report.pdf
-//	ko, err := client.SaveReport(ctx, id, dir, &profilesvc.ReportParams{Locale: profilesvc.LocaleKorean}) // dir/analysis_x_report.ko.pdf
+//	en, err := client.SaveReport(ctx, id, dir, nil)                                          // dir/<the server's file name>.pdf
+//	ko, err := client.SaveReport(ctx, id, dir, &profilesvc.ReportParams{Locale: profilesvc.LocaleKorean}) // dir/<the same>.ko.pdf
 func (c *Client) SaveReport(ctx context.Context, analysisID, path string, params *ReportParams, opts ...RequestOption) (string, error) {
 	rep, err := c.DownloadReport(ctx, analysisID, params, opts...)
 	if err != nil {

@@ -74,7 +74,8 @@
 // action and grades the risk, leaving a consistent trace in every part of
 // the analysis (findings, audit log, history, raw results, citations of the
 // passages it read). Values in a document script outcomes: mock:fail=<msg>,
-// mock:risk=low|medium|high, mock:duration=<d>. The engine is a package of
+// mock:risk=low|medium|high, mock:duration=<d>, mock:stuck and
+// mock:report-delay=<d>. The engine is a package of
 // its own, mockserver/engine, whose types AnalysisInput, InputItem,
 // AnalysisResult and Workflow stand for. WithAnalyzer replaces it, with an
 // analyzer that may call engine.Default, the simulation, and adjust its

@@ -79,7 +79,8 @@ func (t *Tenant) AddFileItem(folderID, name string, data []byte) (*profilesvc.It
 	return t.AddItem(folderID, SeedItem{Type: profilesvc.ItemFile, Name: name, Data: data})
 }
 
-// Profile returns a profile as GET would, with its folders.
+// Profile returns a profile as GET would, plus its folders (which only
+// CreateProfile's answer lists), so that DefaultFolder works on it.
 func (t *Tenant) Profile(id string) (*profilesvc.Profile, bool) {
 	p, e := t.store.profile(id, true)
 	if e != nil {

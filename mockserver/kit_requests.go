@@ -141,7 +141,7 @@ func (t *Tenant) AwaitRequest(ctx context.Context, m RequestMatch) (RecordedRequ
 	}
 }
 
-// ExpectRequests fails t unless exactly n recorded requests match m. Its
+// ExpectRequests fails tb unless exactly n recorded requests match m. Its
 // message lists the near misses: the recorded requests that differ from m
 // in one field, and which, so that a wrong path or a missing query
 // parameter shows at once.
@@ -214,8 +214,10 @@ type recordedJSON struct {
 	Status        int             `json:"status"`
 }
 
-// MarshalJSON encodes the request with its body readable: see
-// recordedJSON.
+// MarshalJSON encodes the request as GET /_mock/requests lists it, its
+// body readable: a JSON body as JSON, a text body as a string with
+// "bodyEncoding": "text", anything else in base64 with "bodyEncoding":
+// "base64".
 func (r RecordedRequest) MarshalJSON() ([]byte, error) {
 	j := recordedJSON{
 		Time: r.Time.Format(time.RFC3339Nano), RequestID: r.RequestID, Method: r.Method, Path: r.Path,

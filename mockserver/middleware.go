@@ -75,8 +75,9 @@ func exchangeOf(r *http.Request) *exchange {
 // request ID, which the SDK reports as APIError.RequestID.
 const requestIDHeader = "X-Request-Id"
 
-// ServeHTTP answers a request: it gives it its exchange and a request ID,
-// then runs the chain.
+// ServeHTTP serves the mock's API and its control API, making a Server an
+// http.Handler: each request gets a request ID, then passes through
+// recovery, authentication, the record and the faults to its route.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{ResponseWriter: w, srv: s, requestID: s.reqIDs.next("req_"), start: time.Now()}
 	// Set before anything can answer, so that every answer carries it: a

@@ -33,8 +33,8 @@
 //     its value, in the extracted data and in the filled schema.
 //
 // Values in a document script outcomes for tests (see ParseScript):
-// Default applies mock:risk=; the mock server applies mock:fail= and
-// mock:duration=.
+// Default applies mock:risk=; the mock server applies mock:fail=,
+// mock:duration=, mock:stuck and mock:report-delay=.
 //
 // An Analyzer given to mockserver.WithAnalyzer replaces the engine. It can
 // call Default and adjust its result, as the example of Default shows.

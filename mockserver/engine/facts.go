@@ -25,8 +25,9 @@ type Facts struct {
 
 // Fact is what one sentence says, as data: a message key, which names
 // the sentence's form, and the values it holds, by their role. Which
-// values a key uses, and in which order, is the key's own; the keys are
-// the unexported fact* constants of this package.
+// values a key uses, and in which order, is the key's own; the keys and
+// their values are the engine's and its report's, internal, and may change
+// between versions.
 type Fact struct {
 	// Key names the form of the sentence, such as "classified".
 	Key string `json:"key"`
