@@ -74,6 +74,7 @@ func (s *suite) mockCodes(ctx context.Context) {
 		})
 	}
 	s.check("assume.request-id", Assumption, "Errors (APIError.RequestID)", "every answer carries a request ID in X-Request-Id", func() error { return checkAssumeRequestId(ctx, s) })
+	s.check("assume.documented-fields", Assumption, "Resources and their fields", "every answer carries only the fields api/openapi.yaml lists (a field more breaks no rule, and the SDK ignores it)", func() error { return checkAssumeDocumentedFields(s) })
 }
 
 // profileDeletion deletes the suite's profile, checking that what it held
@@ -325,6 +326,14 @@ func checkAssumeGetUnknownAnalysis(ctx context.Context, s *suite) error {
 func checkAssumeRequestId(ctx context.Context, s *suite) error {
 	if len(s.c.noID) > 0 {
 		return fail("X-Request-Id on every answer", fmt.Sprintf("%d of %d answers without it, the first to %s", len(s.c.noID), s.c.exchanges, s.c.noID[0]))
+	}
+	return nil
+}
+
+// checkAssumeDocumentedFields runs the check assume.documented-fields.
+func checkAssumeDocumentedFields(s *suite) error {
+	if len(s.c.extra) > 0 {
+		return fail("only the fields the document lists", fmt.Sprintf("%d beyond them: %s", len(s.c.extra), strings.Join(s.c.extra, "; ")))
 	}
 	return nil
 }

@@ -352,6 +352,14 @@ func (m *Mismatch) Error() string {
 	return fmt.Sprintf("%s (%s %s): %s %s: %s", m.Operation, m.Method, m.URL, m.In, m.Field, m.Problem)
 }
 
+// UndocumentedField reports whether the mismatch is an answer's field the
+// document's schema does not list: harmless to a client that ignores
+// unknown fields, as the SDK does, where a missing or mistyped field is
+// not.
+func (m *Mismatch) UndocumentedField() bool {
+	return m.In == "answer" && m.Problem == notAField
+}
+
 // Mismatches is the error of Check: every disagreement of one exchange.
 // errors.As finds each *Mismatch in it.
 type Mismatches []*Mismatch

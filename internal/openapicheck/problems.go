@@ -162,7 +162,7 @@ func leaves(e *jsonschema.ValidationError, p *message.Printer, out *[]problem) {
 		}
 	case *kind.AdditionalProperties:
 		for _, name := range k.Properties {
-			*out = append(*out, problem{field: strings.TrimSuffix(at, "/") + "/" + pointerToken(name), problem: "not a field of the document's schema"})
+			*out = append(*out, problem{field: strings.TrimSuffix(at, "/") + "/" + pointerToken(name), problem: notAField})
 		}
 	default:
 		*out = append(*out, problem{field: strings.TrimRight(at, " "), problem: e.ErrorKind.LocalizedString(p)})
@@ -204,6 +204,9 @@ func jsonUnmarshal(b []byte, v any) error {
 	}
 	return nil
 }
+
+// notAField is the problem of a property the schema does not have.
+const notAField = "not a field of the document's schema"
 
 // errTrailingData is the error of a JSON body with more after its value.
 var errTrailingData = errors.New("more than one JSON value")
