@@ -350,7 +350,8 @@ func (c *Client) ListAnalysesPage(ctx context.Context, profileID string, params 
 // ListAnalyses walks every page of a profile's analyses, newest first. The
 // walk stops at the first error, which it yields. params may be nil.
 //
-// GET /v1/profiles/{profileId}/analyses (inferred)
+// GET /v1/profiles/{profileId}/analyses (inferred: not in the published
+// interface; verified only against this project's mock server)
 func (c *Client) ListAnalyses(ctx context.Context, profileID string, params *ListAnalysesParams, opts ...RequestOption) iter.Seq2[*Analysis, error] {
 	start := ""
 	if params != nil {

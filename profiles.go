@@ -180,7 +180,8 @@ func (c *Client) ListProfilesPage(ctx context.Context, workflowID string, params
 // in params if any. The walk stops at the first error, which it yields.
 // params may be nil.
 //
-// GET /v1/workflows/{workflowId}/profiles (inferred)
+// GET /v1/workflows/{workflowId}/profiles (inferred: not in the published
+// interface; verified only against this project's mock server)
 func (c *Client) ListProfiles(ctx context.Context, workflowID string, params *ListProfilesParams, opts ...RequestOption) iter.Seq2[*Profile, error] {
 	return paginate(ctx, params.cursor(), func(ctx context.Context, cursor string) (*Page[Profile], error) {
 		return c.ListProfilesPage(ctx, workflowID, params.withCursor(cursor), opts...)

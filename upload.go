@@ -69,6 +69,10 @@ func (c *Client) UploadFile(ctx context.Context, folderID string, r io.Reader, p
 
 // UploadFilePath uploads the file at path as a file item of a folder, with
 // its base name as the file name unless params say otherwise.
+//
+// POST /v1/folders/{folderId}/items, as multipart/form-data (inferred: not
+// in the published interface; verified only against this project's mock
+// server), as UploadFile.
 func (c *Client) UploadFilePath(ctx context.Context, folderID, path string, params UploadParams, opts ...RequestOption) (*Item, error) {
 	f, err := os.Open(path)
 	if err != nil {

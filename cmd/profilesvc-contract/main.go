@@ -154,6 +154,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		target = srv.URL + " (the embedded mock)"
 	}
 	cfg.Name = "profilesvc-contract " + time.Now().UTC().Format("2006-01-02T15:04:05Z")
+	if cfg.APIKey == "" || cfg.WorkflowID == "" {
+		// Run refuses it before sending anything: no plan to announce.
+		report, err := contract.Run(ctx, cfg, nil)
+		return finish(report, err, *asJSON, stdout, stderr)
+	}
 	fmt.Fprintf(stderr, "profilesvc-contract: checking %s, workflow %s.\n%s\n", target, cfg.WorkflowID, contract.Plan(cfg))
 
 	var emit func(contract.Result)

@@ -92,6 +92,7 @@ func TestCannotRun(t *testing.T) {
 		{"a wrong key", map[string]string{envBaseURL: srv.URL, envAPIKey: "wrong"}, []string{"-workflow", "wf_default"}, "refused the API key"},
 		{"an unknown workflow", map[string]string{envBaseURL: srv.URL, envAPIKey: srv.APIKey}, []string{"-workflow", "wf_nope"}, "workflow wf_nope"},
 		{"no workflow for a service", map[string]string{envBaseURL: srv.URL, envAPIKey: srv.APIKey}, nil, "no workflow"},
+		{"no key for a service", map[string]string{envBaseURL: srv.URL}, []string{"-workflow", "wf_default"}, "no API key"},
 		{"a bad flag", nil, []string{"-nope"}, "flag provided but not defined"},
 		{"an argument", nil, []string{"extra"}, "unexpected arguments"},
 	}
@@ -101,6 +102,9 @@ func TestCannotRun(t *testing.T) {
 			require.Equal(t, exitCannotRun, code, errOut)
 			require.Contains(t, errOut, tt.want)
 			require.Empty(t, out, "only the reason, on stderr")
+			if tt.args == nil || tt.env[envAPIKey] == "" {
+				require.NotContains(t, errOut, "It creates", "no plan announced for a run that cannot start")
+			}
 		})
 	}
 	t.Run("-json", func(t *testing.T) {

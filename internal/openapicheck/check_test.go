@@ -381,6 +381,19 @@ func TestCheck(t *testing.T) {
 			want: []want{{"downloadReport", "answer", "header Content-Type"}},
 		},
 		{
+			name: "a report whose disposition is written in capitals",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/analyses/analysis_1/report", Header: keyed(), Status: 200,
+				ResponseHeader: http.Header{"Content-Type": {"application/pdf"}, "Content-Disposition": {`Attachment; Filename="analysis_1_report.pdf"`}},
+				ResponseBody:   []byte("%PDF-1.7\n")},
+		},
+		{
+			name: "a report whose file name has one quote",
+			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/analyses/analysis_1/report", Header: keyed(), Status: 200,
+				ResponseHeader: http.Header{"Content-Type": {"application/pdf"}, "Content-Disposition": {`attachment; filename="analysis_1_report.pdf`}},
+				ResponseBody:   []byte("%PDF-1.7\n")},
+			want: []want{{"downloadReport", "answer", "header Content-Disposition"}},
+		},
+		{
 			name: "a parameter given twice, answered 200",
 			ex: openapicheck.Exchange{Method: "GET", URL: "/v1/profiles/pf_1/folders?limit=1&limit=500", Header: keyed(), Status: 200, ResponseHeader: jsonHeader(),
 				ResponseBody: []byte(`{"count":0,"nextCursor":null,"items":[]}`)},
