@@ -592,10 +592,12 @@ func TestRelFolderPaginationUnderChurn(t *testing.T) {
 	stop := make(chan struct{})
 	var churn sync.WaitGroup
 	var created, deleted atomic.Int64
+	changes := newBroadcast() // each change the churn makes
 	for w := range 2 {
 		churn.Add(1)
 		go func() {
 			defer churn.Done()
+			defer changes.end() // a churn that fails wakes the walks for good
 			rng := rand.New(rand.NewPCG(uint64(w), 99))
 			for i := 0; ; i++ {
 				select {
@@ -609,6 +611,7 @@ func TestRelFolderPaginationUnderChurn(t *testing.T) {
 						return
 					}
 					created.Add(1)
+					changes.notify()
 					poolMu.Lock()
 					pool = append(pool, f.ID)
 					poolMu.Unlock()
@@ -627,6 +630,7 @@ func TestRelFolderPaginationUnderChurn(t *testing.T) {
 					return
 				}
 				deleted.Add(1)
+				changes.notify()
 			}
 		}()
 	}
@@ -643,12 +647,11 @@ func TestRelFolderPaginationUnderChurn(t *testing.T) {
 					if !assert.NoError(t, err, what) {
 						return
 					}
+					next := changes.next()
 					seen[f.ID]++
-					// A client that pauses between folders on purpose, so
-					// that the churn moves the listing between its pages:
-					// the pause is the point of the test, not a wait for
-					// the server.
-					time.Sleep(300 * time.Microsecond)
+					// The churn changes the listing between any two
+					// folders of the walk, and so between its pages.
+					<-next
 				}
 				for id, n := range seen {
 					assert.LessOrEqual(t, n, 1, "%s: folder %s listed %d times", what, id, n)
@@ -664,4 +667,42 @@ func TestRelFolderPaginationUnderChurn(t *testing.T) {
 	churn.Wait()
 	assert.True(t, created.Load() > 0 && deleted.Load() > 0, "the churn made %d folders and deleted %d during the walks; want both", created.Load(), deleted.Load())
 	t.Logf("%d walks while the churn made %d folders and deleted %d", 2*len(orders), created.Load(), deleted.Load())
+}
+
+// broadcast wakes every waiter at each event, and for good once ended.
+type broadcast struct {
+	mu    sync.Mutex
+	ch    chan struct{} // closed at the next event
+	ended bool
+}
+
+func newBroadcast() *broadcast { return &broadcast{ch: make(chan struct{})} }
+
+// next returns a channel closed at the next event, or closed already once
+// the events have ended.
+func (b *broadcast) next() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ch
+}
+
+// notify wakes the waiters of the next event.
+func (b *broadcast) notify() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ended {
+		return
+	}
+	close(b.ch)
+	b.ch = make(chan struct{})
+}
+
+// end wakes every waiter, now and later.
+func (b *broadcast) end() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.ended {
+		b.ended = true
+		close(b.ch)
+	}
 }
