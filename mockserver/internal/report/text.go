@@ -225,30 +225,37 @@ func (ts *typeset) width(text string, f face, size float64) float64 {
 // measure is the width of a line of clean text in style st, in points:
 // the width pieces gives it, without making them.
 func (ts *typeset) measure(line string, st textStyle) float64 {
-	sum, spaces, last := 0.0, 0, face(-1)
-	for i := 0; i < len(line); {
-		if line[i] == ' ' {
-			spaces++
-			i++
-			continue
+	sum, last := 0.0, face(-1)
+	for i := 0; ; {
+		start, end := nextWord(line, i)
+		spaces := float64(start - i)
+		if start == len(line) {
+			if last < 0 {
+				last = st.latinFace()
+			}
+			return sum + spaces*ts.space(last, st.size)
 		}
-		end := strings.IndexByte(line[i:], ' ')
-		if end < 0 {
-			end = len(line)
-		} else {
-			end += i
-		}
-		w, first, lastOfWord := ts.word(line[i:end], st)
+		w, first, lastOfWord := ts.word(line[start:end], st)
 		if last < 0 {
 			last = first // leading spaces go with the first word
 		}
-		sum += float64(spaces)*ts.space(last, st.size) + w
-		spaces, last, i = 0, lastOfWord, end
+		sum += spaces*ts.space(last, st.size) + w
+		last, i = lastOfWord, end
 	}
-	if last < 0 {
-		last = st.latinFace()
+}
+
+// nextWord finds the first word (a run without spaces) of s at or after
+// i: its start, after the spaces before it, and its end. With no word
+// left, both are len(s).
+func nextWord(s string, i int) (start, end int) {
+	for i < len(s) && s[i] == ' ' {
+		i++
 	}
-	return sum + float64(spaces)*ts.space(last, st.size)
+	end = strings.IndexByte(s[i:], ' ')
+	if end < 0 {
+		return i, len(s)
+	}
+	return i, i + end
 }
 
 // word measures a word (a run without spaces) of clean text, and returns
@@ -297,18 +304,9 @@ func (ts *typeset) wrapParagraph(para string, width float64, st textStyle, out [
 	lineW, last := 0.0, face(-1) // its width, and the face of its last character
 	i := 0
 	for i < len(para) {
-		wordStart := i
-		for wordStart < len(para) && para[wordStart] == ' ' {
-			wordStart++
-		}
+		wordStart, wordEnd := nextWord(para, i)
 		if wordStart == len(para) {
 			break
-		}
-		wordEnd := strings.IndexByte(para[wordStart:], ' ')
-		if wordEnd < 0 {
-			wordEnd = len(para)
-		} else {
-			wordEnd += wordStart
 		}
 		w, first, lastOfWord := ts.word(para[wordStart:wordEnd], st)
 		spacesFace := last
