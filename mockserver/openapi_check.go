@@ -36,18 +36,17 @@ var openapiValidator = sync.OnceValues(openapicheck.New)
 // serveChecked serves the exchange x through the chain, holding it to the
 // service's document.
 func (s *Server) serveChecked(x *exchange, w http.ResponseWriter, r *http.Request) {
-	v, err := openapiValidator()
-	if err != nil {
-		// The embedded document is tested to load: this is a broken build.
-		s.cfg.openapiReport(fmt.Errorf("mockserver: the OpenAPI check cannot run: %w", err))
-		x.ResponseWriter = w
-		chain().ServeHTTP(x, r)
-		return
-	}
 	serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x.ResponseWriter = w
 		chain().ServeHTTP(x, r)
 	})
+	v, err := openapiValidator()
+	if err != nil {
+		// The embedded document is tested to load: this is a broken build.
+		s.cfg.openapiReport(fmt.Errorf("mockserver: the OpenAPI check cannot run: %w", err))
+		serve(w, r)
+		return
+	}
 	v.Handler(serve, func(err error) {
 		if !x.faulted && !x.preflight {
 			s.cfg.openapiReport(err)
