@@ -3,9 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -163,4 +168,34 @@ func TestFlagsWinOverTheEnvironment(t *testing.T) {
 	env := map[string]string{envBaseURL: "http://127.0.0.1:1", envAPIKey: "wrong", envWorkflowID: "wf_nope"}
 	code, out, errOut := runCmd(t, env, "-short", "-base-url", srv.URL, "-api-key", srv.APIKey, "-workflow", "wf_default")
 	require.Equal(t, exitOK, code, "%s\n%s", out, errOut)
+}
+
+// TestRedirectToAnotherOrigin runs the command against a mock behind a
+// gateway that answers the updates of items with a 307 to a server on
+// another port: that server gets no request, neither key nor body, and
+// the command exits 1 with the FAIL line saying why.
+func TestRedirectToAnotherOrigin(t *testing.T) {
+	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(time.Second))
+	var got atomic.Int32
+	away := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got.Add(1) }))
+	t.Cleanup(away.Close)
+	target, err := url.Parse(srv.URL)
+	require.NoError(t, err)
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }}
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/v1/items/") {
+			w.Header().Set("Location", away.URL+r.URL.RequestURI())
+			w.WriteHeader(http.StatusTemporaryRedirect)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(gateway.Close)
+
+	env := map[string]string{envBaseURL: gateway.URL, envAPIKey: srv.APIKey}
+	code, out, errOut := runCmd(t, env, "-short", "-mock", "-workflow", "wf_default")
+	require.Equal(t, exitFailed, code, "%s\n%s", out, errOut)
+	require.Zero(t, got.Load(), "the other origin got a request")
+	require.Regexp(t, `(?m)^FAIL endpoints.update-item: .*; got redirected to another origin \(307 to `+regexp.QuoteMeta(away.URL)+`\): not followed`, out)
+	require.Empty(t, srv.Profiles())
 }

@@ -32,7 +32,7 @@ func (a analysis) done() bool {
 // start starts an analysis of items and reads its answer; a started one
 // is kept, the oldest dropped beyond the five a profile keeps.
 func (s *suite) start(ctx context.Context, body map[string]any) (answer, string) {
-	a := s.c.do(ctx, request{method: "POST", path: "/v1/analyses/" + s.st.profileID + "/analyze", json: body})
+	a := s.c.do(ctx, request{method: "POST", path: "/v1/analyses/{profileId}/analyze", id: s.st.profileID, json: body})
 	var got struct {
 		ID string `json:"id"`
 	}
@@ -56,7 +56,7 @@ func targets(ids ...string) map[string]any {
 
 // get reads an analysis, long polling for hold when it is not zero.
 func (s *suite) get(ctx context.Context, id string, hold time.Duration) (answer, analysis, error) {
-	r := request{method: "GET", path: "/v1/analyses/" + id}
+	r := request{method: "GET", path: "/v1/analyses/{analysisId}", id: id}
 	if hold > 0 {
 		r.query = url.Values{"waitForReport": {"true"}, "timeoutSeconds": {strconv.Itoa(int(hold / time.Second))}}
 		r.hold = hold
@@ -151,7 +151,7 @@ func checkAssumeDeleteItem(ctx context.Context, s *suite) error {
 		return err
 	}
 	s.st.scratch = it.ID
-	return expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/items/" + s.st.scratch}), http.StatusNoContent)
+	return expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/items/{itemId}", id: s.st.scratch}), http.StatusNoContent)
 }
 
 // checkErrorsItemNotFound runs the check errors.item-not-found.
@@ -159,7 +159,7 @@ func checkErrorsItemNotFound(ctx context.Context, s *suite) error {
 	if err := need(s.st.scratch != "", "a deleted item"); err != nil {
 		return err
 	}
-	return expect(s.c.do(ctx, request{method: "PATCH", path: "/v1/items/" + s.st.scratch, json: map[string]any{"name": "x"}}), http.StatusNotFound, "ITEM_NOT_FOUND")
+	return expect(s.c.do(ctx, request{method: "PATCH", path: "/v1/items/{itemId}", id: s.st.scratch, json: map[string]any{"name": "x"}}), http.StatusNotFound, "ITEM_NOT_FOUND")
 }
 
 // checkErrorsInvalidItemIds runs the check errors.invalid-item-ids.
@@ -198,7 +198,7 @@ func checkErrorsInvalidItemIdsOtherProfile(ctx context.Context, s *suite) error 
 		return err
 	}
 	a, _ := s.start(ctx, targets(it.ID))
-	if del := s.c.do(ctx, request{method: "DELETE", path: "/v1/profiles/" + other}); del.status == http.StatusNoContent {
+	if del := s.c.do(ctx, request{method: "DELETE", path: "/v1/profiles/{profileId}", id: other}); del.status == http.StatusNoContent {
 		s.deleted = append(s.deleted, other)
 	}
 	return expect(a, http.StatusBadRequest, "INVALID_ITEM_IDS")
@@ -233,7 +233,7 @@ func checkStatesInactiveItem(ctx context.Context, s *suite) error {
 	if err != nil {
 		return err
 	}
-	set := s.c.do(ctx, request{method: "POST", path: "/_mock/items/" + it.ID + "/status", json: map[string]any{"status": "PROCESSING"}})
+	set := s.c.do(ctx, request{method: "POST", path: "/_mock/items/{itemId}/status", id: it.ID, json: map[string]any{"status": "PROCESSING"}})
 	if set.status != http.StatusOK {
 		return fail("the mock to set the item's status", set.describe())
 	}
@@ -281,7 +281,7 @@ func checkErrorsReportNotAvailable(ctx context.Context, s *suite) error {
 	if err := need(s.st.first != "", "a started analysis"); err != nil {
 		return err
 	}
-	a := s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + s.st.first + "/report"})
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/analyses/{analysisId}/report", id: s.st.first})
 	if a.status == http.StatusOK {
 		if _, an, err := s.get(ctx, s.st.first, 0); err == nil && an.Status == "completed" {
 			return skip("the analysis had completed before its report was asked for")
@@ -310,7 +310,7 @@ func checkAssumeListAnalyses(ctx context.Context, s *suite) error {
 	if err := need(s.st.first != "", "a started analysis"); err != nil {
 		return err
 	}
-	a := s.c.do(ctx, request{method: "GET", path: "/v1/profiles/" + s.st.profileID + "/analyses"})
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/profiles/{profileId}/analyses", id: s.st.profileID})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
 	}
@@ -353,7 +353,7 @@ func checkStatesReportWhenCompleted(ctx context.Context, s *suite) error {
 	if err := need(s.st.done != "", "a completed analysis"); err != nil {
 		return err
 	}
-	a := s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + s.st.done + "/report"})
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/analyses/{analysisId}/report", id: s.st.done})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
 	}
@@ -365,7 +365,7 @@ func checkEndpointsReportKoRaw(ctx context.Context, s *suite) error {
 	if err := need(s.st.done != "", "a completed analysis"); err != nil {
 		return err
 	}
-	a := s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + s.st.done + "/report", query: url.Values{"locale": {"ko"}, "includeRawData": {"true"}}})
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/analyses/{analysisId}/report", id: s.st.done, query: url.Values{"locale": {"ko"}, "includeRawData": {"true"}}})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
 	}
@@ -377,7 +377,7 @@ func checkAssumeReportBadLocale(ctx context.Context, s *suite) error {
 	if err := need(s.st.done != "", "a completed analysis"); err != nil {
 		return err
 	}
-	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + s.st.done + "/report", query: url.Values{"locale": {"fr"}}}),
+	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/{analysisId}/report", id: s.st.done, query: url.Values{"locale": {"fr"}}}),
 		http.StatusBadRequest, "VALIDATION_ERROR")
 }
 
@@ -394,14 +394,14 @@ func checkErrorsReportNotAvailableFailed(ctx context.Context, s *suite) error {
 	if err := expect(a, http.StatusAccepted); err != nil {
 		return err
 	}
-	failed := s.c.do(ctx, request{method: "POST", path: "/_mock/analyses/" + id + "/fail", json: map[string]any{"error": "failed by profilesvc-contract"}})
+	failed := s.c.do(ctx, request{method: "POST", path: "/_mock/analyses/{analysisId}/fail", id: id, json: map[string]any{"error": "failed by profilesvc-contract"}})
 	if failed.status != http.StatusOK {
 		return fail("the mock to fail the analysis", failed.describe())
 	}
 	if _, an, err := s.get(ctx, id, 0); err != nil || an.Status != "failed" {
 		return fail("the analysis failed", fmt.Sprintf("status %q (%v)", an.Status, err))
 	}
-	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + id + "/report"}), http.StatusBadRequest, "REPORT_NOT_AVAILABLE")
+	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/{analysisId}/report", id: id}), http.StatusBadRequest, "REPORT_NOT_AVAILABLE")
 }
 
 // checkLimitsRiskScore runs the check limits.risk-score.
@@ -443,7 +443,7 @@ func checkAssumeLongPollOutOfBounds(ctx context.Context, s *suite) error {
 		return err
 	}
 	for _, n := range []string{"9", "301"} {
-		a := s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + s.st.done, query: url.Values{"waitForReport": {"true"}, "timeoutSeconds": {n}}, hold: 300 * time.Second})
+		a := s.c.do(ctx, request{method: "GET", path: "/v1/analyses/{analysisId}", id: s.st.done, query: url.Values{"waitForReport": {"true"}, "timeoutSeconds": {n}}, hold: 300 * time.Second})
 		if err := expect(a, http.StatusBadRequest, "VALIDATION_ERROR"); err != nil {
 			return err
 		}
@@ -456,5 +456,5 @@ func checkAssumeUnknownQueryParameter(ctx context.Context, s *suite) error {
 	if err := need(s.st.done != "", "a completed analysis"); err != nil {
 		return err
 	}
-	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + s.st.done, query: url.Values{"verbose": {"true"}}}), http.StatusBadRequest, "VALIDATION_ERROR")
+	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/{analysisId}", id: s.st.done, query: url.Values{"verbose": {"true"}}}), http.StatusBadRequest, "VALIDATION_ERROR")
 }

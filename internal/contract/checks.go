@@ -167,9 +167,12 @@ func profileBody(name string) map[string]any {
 // no answer came all the same, the report says that the profile may
 // exist.
 func (s *suite) createOwn(ctx context.Context, body map[string]any) answer {
-	path := "/v1/workflows/" + url.PathEscape(s.cfg.WorkflowID) + "/profiles"
-	a := s.c.do(context.WithoutCancel(ctx), request{method: "POST", path: path, json: body})
-	if a.err != nil && !neverSent(a.err) {
+	a := s.c.do(context.WithoutCancel(ctx), request{method: "POST", path: "/v1/workflows/{workflowId}/profiles", id: s.cfg.WorkflowID, json: body})
+	var away *otherOrigin
+	switch {
+	case errors.As(a.err, &away):
+		s.mayBeLeft(fmt.Sprint(body["name"]), "its create was "+away.Error())
+	case a.err != nil && !neverSent(a.err):
 		s.mayBeLeft(fmt.Sprint(body["name"]), "its create got no answer")
 	}
 	return a
@@ -234,6 +237,8 @@ func (s *suite) createProfile(ctx context.Context) error {
 	switch {
 	case a.err != nil && neverSent(a.err):
 		return fmt.Errorf("%w: no connection to %s: %v", ErrCannotRun, s.c.base, a.err)
+	case errors.As(a.err, new(*otherOrigin)):
+		return fmt.Errorf("%w: the profile's create was %v; a profile named %q may exist: delete it yourself", ErrCannotRun, a.err, s.cfg.Name)
 	case a.err != nil:
 		return fmt.Errorf("%w: no answer from %s to the profile's create: %v; a profile named %q may exist: delete it yourself", ErrCannotRun, s.c.base, a.err, s.cfg.Name)
 	case a.status == http.StatusUnauthorized:
@@ -269,13 +274,13 @@ const createWhat = "creating a profile answers 201 with the profile sent (name, 
 
 // authentication checks the answers to a missing and a wrong key.
 func (s *suite) authentication(ctx context.Context) {
-	path := "/v1/profiles/" + s.st.profileID + "/folders"
+	path := "/v1/profiles/{profileId}/folders"
 	for _, c := range []struct {
 		id, what string
 		r        request
 	}{
-		{"auth.missing-key", "a request without x-api-key is refused with 401 UNAUTHORIZED and the error body", request{method: "GET", path: path, noKey: true}},
-		{"auth.wrong-key", "a request with a wrong key is refused with 401 UNAUTHORIZED and the error body", request{method: "GET", path: path, key: "profilesvc-contract-wrong-key"}},
+		{"auth.missing-key", "a request without x-api-key is refused with 401 UNAUTHORIZED and the error body", request{method: "GET", path: path, id: s.st.profileID, noKey: true}},
+		{"auth.wrong-key", "a request with a wrong key is refused with 401 UNAUTHORIZED and the error body", request{method: "GET", path: path, id: s.st.profileID, key: "profilesvc-contract-wrong-key"}},
 	} {
 		s.check(c.id, Rule, secAuth, c.what, func() error {
 			if err := need(s.st.profileID != "", "the profile"); err != nil {
@@ -383,7 +388,7 @@ func checkLimitsProfileNameMax(ctx context.Context, s *suite) error {
 		return err
 	}
 	for _, name := range []string{s.named(255), s.cfg.Name} {
-		a := s.c.do(ctx, request{method: "PATCH", path: "/v1/profiles/" + s.st.profileID, json: map[string]any{"name": name}})
+		a := s.c.do(ctx, request{method: "PATCH", path: "/v1/profiles/{profileId}", id: s.st.profileID, json: map[string]any{"name": name}})
 		if err := expect(a, http.StatusOK); err != nil {
 			return err
 		}
@@ -410,7 +415,7 @@ func checkEndpointsUpdateProfile(ctx context.Context, s *suite) error {
 	if err := need(s.st.profileID != "", "the profile"); err != nil {
 		return err
 	}
-	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/profiles/" + s.st.profileID, json: map[string]any{"metadata": map[string]any{"first": "1"}}})
+	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/profiles/{profileId}", id: s.st.profileID, json: map[string]any{"metadata": map[string]any{"first": "1"}}})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
 	}
@@ -433,7 +438,7 @@ func checkEndpointsUpdateProfileMetadata(ctx context.Context, s *suite) error {
 	if err := need(s.st.profileID != "", "the profile"); err != nil {
 		return err
 	}
-	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/profiles/" + s.st.profileID, json: map[string]any{"metadata": map[string]any{"second": "2"}}})
+	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/profiles/{profileId}", id: s.st.profileID, json: map[string]any{"metadata": map[string]any{"second": "2"}}})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
 	}
@@ -454,7 +459,7 @@ func checkAssumeGetProfile(ctx context.Context, s *suite) error {
 	if err := need(s.st.profileID != "", "the profile"); err != nil {
 		return err
 	}
-	a := s.c.do(ctx, request{method: "GET", path: "/v1/profiles/" + s.st.profileID})
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/profiles/{profileId}", id: s.st.profileID})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
 	}
@@ -478,7 +483,7 @@ func checkAssumeListProfiles(ctx context.Context, s *suite) error {
 	if !s.report.Mock {
 		return skip("it would list the workflow's other profiles, which are not the suite's: checked against the mock only")
 	}
-	a := s.c.do(ctx, request{method: "GET", path: "/v1/workflows/" + url.PathEscape(s.cfg.WorkflowID) + "/profiles",
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/workflows/{workflowId}/profiles", id: s.cfg.WorkflowID,
 		query: url.Values{"search": {s.cfg.Name}, "limit": {"100"}}})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
@@ -507,7 +512,7 @@ func checkAssumeCreateFolder(ctx context.Context, s *suite) error {
 		return err
 	}
 	for _, name := range folderNames() {
-		a := s.c.do(ctx, request{method: "POST", path: "/v1/profiles/" + s.st.profileID + "/folders", json: map[string]any{"name": name}})
+		a := s.c.do(ctx, request{method: "POST", path: "/v1/profiles/{profileId}/folders", id: s.st.profileID, json: map[string]any{"name": name}})
 		if a.status == http.StatusCreated {
 			s.report.Created.Folders++
 		}
@@ -645,7 +650,7 @@ func checkAssumePageSizeOverMax(ctx context.Context, s *suite) error {
 	if err := need(s.st.profileID != "", "the profile"); err != nil {
 		return err
 	}
-	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/profiles/" + s.st.profileID + "/folders", query: url.Values{"limit": {"101"}}}), http.StatusBadRequest, "VALIDATION_ERROR")
+	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/profiles/{profileId}/folders", id: s.st.profileID, query: url.Values{"limit": {"101"}}}), http.StatusBadRequest, "VALIDATION_ERROR")
 }
 
 // checkEndpointsListFoldersSort runs the check endpoints.list-folders-sort.
@@ -694,7 +699,7 @@ func checkErrorsCannotModifyDefaultFolder(ctx context.Context, s *suite) error {
 	if err := need(s.st.defaultFolder != "", "the default folder"); err != nil {
 		return err
 	}
-	return expect(s.c.do(ctx, request{method: "PATCH", path: "/v1/folders/" + s.st.defaultFolder, json: map[string]any{"name": "renamed"}}),
+	return expect(s.c.do(ctx, request{method: "PATCH", path: "/v1/folders/{folderId}", id: s.st.defaultFolder, json: map[string]any{"name": "renamed"}}),
 		http.StatusBadRequest, "CANNOT_MODIFY_DEFAULT_FOLDER")
 }
 
@@ -703,7 +708,7 @@ func checkErrorsCannotDeleteDefaultFolder(ctx context.Context, s *suite) error {
 	if err := need(s.st.defaultFolder != "", "the default folder"); err != nil {
 		return err
 	}
-	return expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/folders/" + s.st.defaultFolder}), http.StatusBadRequest, "CANNOT_DELETE_DEFAULT_FOLDER")
+	return expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/folders/{folderId}", id: s.st.defaultFolder}), http.StatusBadRequest, "CANNOT_DELETE_DEFAULT_FOLDER")
 }
 
 // checkEndpointsRenameFolder runs the check endpoints.rename-folder.
@@ -713,7 +718,7 @@ func checkEndpointsRenameFolder(ctx context.Context, s *suite) error {
 	}
 	f := &s.st.userFolders[0]
 	name := f.name + " renamed"
-	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/folders/" + f.id, json: map[string]any{"name": name}})
+	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/folders/{folderId}", id: f.id, json: map[string]any{"name": name}})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
 	}
@@ -733,7 +738,7 @@ func checkEndpointsRenameFolder(ctx context.Context, s *suite) error {
 // listFolders reads a page of the profile's folders: its answer, the
 // folders, and the next page's cursor.
 func (s *suite) listFolders(ctx context.Context, q url.Values) (answer, []folderRef, *string, error) {
-	a := s.c.do(ctx, request{method: "GET", path: "/v1/profiles/" + s.st.profileID + "/folders", query: q})
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/profiles/{profileId}/folders", id: s.st.profileID, query: q})
 	if err := expect(a, http.StatusOK); err != nil {
 		return a, nil, nil, err
 	}

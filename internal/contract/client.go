@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
 )
 
@@ -36,8 +37,10 @@ type client struct {
 
 // request is one request of the suite.
 type request struct {
-	method, path string
-	query        url.Values
+	// path is the path's template, such as "/v1/items/{itemId}"; id fills
+	// its one parameter, escaped into a segment of its own.
+	method, path, id string
+	query            url.Values
 	// json is encoded as the body, with Content-Type application/json;
 	// raw is sent as it is, with contentType.
 	json        any
@@ -56,7 +59,9 @@ type answer struct {
 	header  http.Header
 	body    []byte
 	elapsed time.Duration
-	// err is a transport failure: no answer came.
+	// err says why no answer came: a transport failure, a request not
+	// sent (an ID that cannot be a path segment), or a redirect to another
+	// origin, not followed (*otherOrigin).
 	err error
 	// mismatch is the document's disagreement with the exchange.
 	mismatch error
@@ -64,11 +69,32 @@ type answer struct {
 	target string
 }
 
-// do sends a request and checks the exchange against the document.
-func (c *client) do(ctx context.Context, r request) answer {
-	target := r.path
+// target is the request's path and query: its ID escaped into its own
+// segment (url.PathEscape), so that an ID holding a "/", "?" or "#"
+// reaches no other route, and refused (apiroutes.ErrInvalidID) when
+// empty, "." or "..", which no escaping keeps in its segment. Most IDs come
+// from the service's answers: the suite trusts none of them to be a path.
+func (r request) target() (string, error) {
+	p := r.path
+	if r.id != "" || strings.Contains(p, "{") {
+		var err error
+		if p, err = apiroutes.Expand(p, r.id); err != nil {
+			return "", err
+		}
+	}
 	if len(r.query) > 0 {
-		target += "?" + r.query.Encode()
+		p += "?" + r.query.Encode()
+	}
+	return p, nil
+}
+
+// do sends a request and checks the exchange against the document. A
+// redirect to another origin is not followed: the answer's err is an
+// *otherOrigin.
+func (c *client) do(ctx context.Context, r request) answer {
+	target, err := r.target()
+	if err != nil {
+		return answer{target: r.method + " " + r.path, err: fmt.Errorf("not sent: %w", err)}
 	}
 	a := answer{target: r.method + " " + target}
 	body := r.raw
@@ -105,6 +131,10 @@ func (c *client) do(ctx context.Context, r request) answer {
 	req.Header.Set("User-Agent", "profilesvc-contract")
 	start := c.now()
 	resp, err := c.hc.Do(req)
+	var away *otherOrigin
+	if errors.As(err, &away) {
+		err = away // said as it is, without the *url.Error around it
+	}
 	if err != nil {
 		a.err = err
 		return a
@@ -199,6 +229,9 @@ func (a answer) decode(v any) error {
 // describe says what came: the status and code, or the failure.
 func (a answer) describe() string {
 	if a.err != nil {
+		if errors.Is(a.err, apiroutes.ErrInvalidID) || errors.As(a.err, new(*otherOrigin)) {
+			return a.err.Error() // the suite's refusal, not the network's failure
+		}
 		return "no answer: " + a.err.Error()
 	}
 	s := fmt.Sprintf("%d", a.status)
@@ -233,4 +266,58 @@ func normalizeBase(raw string) (string, error) {
 	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
 	u.RawQuery, u.Fragment = "", ""
 	return strings.TrimSuffix(u.String(), "/"), nil
+}
+
+// keyStaysHome returns a copy of hc whose redirects are followed only
+// within the origin of the request (scheme, host and port: http to https
+// is another origin), by hc's own policy, or up to 10 when it has none. A
+// redirect to another origin is not followed, whatever hc's policy, so
+// that neither the key nor a body goes there: the request's error is an
+// *otherOrigin.
+func keyStaysHome(hc *http.Client) *http.Client {
+	c := *hc
+	policy := hc.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(req.URL, via[0].URL) {
+			away := &otherOrigin{to: req.URL.Scheme + "://" + req.URL.Host}
+			if req.Response != nil {
+				away.status = req.Response.StatusCode
+			}
+			return away
+		}
+		if policy != nil {
+			return policy(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
+}
+
+// otherOrigin is the failure of a request the service redirected to
+// another origin, which the suite does not follow.
+type otherOrigin struct {
+	status int    // of the redirect
+	to     string // the origin redirected to
+}
+
+func (e *otherOrigin) Error() string {
+	return fmt.Sprintf("redirected to another origin (%d to %s): not followed, so that the key stays with the service", e.status, e.to)
+}
+
+// sameOrigin reports whether two URLs have the same scheme, host and port,
+// a missing port being the scheme's own.
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }

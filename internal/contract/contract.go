@@ -41,7 +41,11 @@ type Config struct {
 	// RequestTimeout bounds a request that is not a long poll; 60 seconds
 	// when zero.
 	RequestTimeout time.Duration
-	// HTTPClient sends the requests; a client of its own when nil.
+	// HTTPClient sends the requests; a client of its own when nil. Its
+	// redirects are followed only within the service's origin (scheme,
+	// host and port), by its own CheckRedirect; one to another origin is
+	// not followed, whatever that says, so that the key and the bodies go
+	// nowhere else: the check that got it fails.
 	HTTPClient *http.Client
 	// Now is the suite's clock, for the long poll's hold; time.Now when
 	// nil.
@@ -227,6 +231,9 @@ func newSuite(ctx context.Context, cfg Config, emit func(Result), report *Report
 	if cfg.WorkflowID == "" {
 		return nil, fmt.Errorf("%w: no workflow (-workflow or PROFILESVC_WORKFLOW_ID)", ErrCannotRun)
 	}
+	if _, err := (request{path: "/v1/workflows/{workflowId}/profiles", id: cfg.WorkflowID}).target(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
+	}
 	base, err := normalizeBase(cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
@@ -239,7 +246,7 @@ func newSuite(ctx context.Context, cfg Config, emit func(Result), report *Report
 	return &suite{
 		ctx:    ctx,
 		cfg:    cfg,
-		c:      &client{base: base, key: cfg.APIKey, hc: cfg.HTTPClient, doc: doc, now: cfg.Now, timeout: cfg.RequestTimeout},
+		c:      &client{base: base, key: cfg.APIKey, hc: keyStaysHome(cfg.HTTPClient), doc: doc, now: cfg.Now, timeout: cfg.RequestTimeout},
 		emit:   emit,
 		report: report,
 	}, nil

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,6 +130,84 @@ func wrap(t *testing.T, base string, h func(w http.ResponseWriter, r *http.Reque
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h(w, r, rp) }))
 	t.Cleanup(ts.Close)
 	return ts.URL
+}
+
+// elsewhere starts a server on another port, another origin, and counts
+// the requests it gets: a redirect there must bring it none, neither key
+// nor body.
+func elsewhere(t *testing.T) (string, *atomic.Int32) {
+	t.Helper()
+	var got atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Add(1)
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL, &got
+}
+
+// redirect answers a request with a 307 to location.
+func redirect(w http.ResponseWriter, location string) {
+	w.Header().Set("Location", location)
+	w.WriteHeader(http.StatusTemporaryRedirect)
+}
+
+// sent is a request as a server got it: its path escaped, its query.
+type sent struct{ method, path, query string }
+
+// renamed serves the service at base behind a proxy that gives the first
+// profile made the ID fake in every answer, and gives the profile its own
+// ID back in the paths it is sent, where fake is a segment, escaped: a
+// service whose IDs hold what a path must not take. It returns its
+// address and the requests it got, as they came.
+func renamed(t *testing.T, base, fake string) (string, func() []sent) {
+	t.Helper()
+	var (
+		mu   sync.Mutex
+		real string
+		got  []sent
+	)
+	quoted, err := json.Marshal(fake)
+	require.NoError(t, err)
+	addr := wrap(t, base, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		mu.Lock()
+		got = append(got, sent{r.Method, r.URL.EscapedPath(), r.URL.RawQuery})
+		own := real
+		mu.Unlock()
+		if own != "" {
+			segs := strings.Split(r.URL.EscapedPath(), "/")
+			for i, seg := range segs {
+				if seg == url.PathEscape(fake) {
+					segs[i] = own
+				}
+			}
+			r.URL.RawPath = strings.Join(segs, "/")
+			r.URL.Path, _ = url.PathUnescape(r.URL.RawPath)
+		}
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		var p struct{ ID string }
+		if own == "" && isCreate(r) && rec.Code == http.StatusCreated && json.Unmarshal(body, &p) == nil {
+			mu.Lock()
+			real, own = p.ID, p.ID
+			mu.Unlock()
+		}
+		if own != "" {
+			body = bytes.ReplaceAll(body, []byte(`"`+own+`"`), quoted)
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(body)
+	})
+	return addr, func() []sent {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
 }
 
 // pollDriver plays the long polls on a mock whose clock is clock, through
@@ -507,6 +586,7 @@ func TestCannotRun(t *testing.T) {
 		{"no key", contract.Config{BaseURL: srv.URL, WorkflowID: "wf_default"}, "no API key"},
 		{"no workflow", contract.Config{BaseURL: srv.URL, APIKey: srv.APIKey}, "no workflow"},
 		{"a bad address", contract.Config{BaseURL: "ftp://host", APIKey: srv.APIKey, WorkflowID: "wf_default"}, "http:// or https://"},
+		{"a workflow that cannot be a path segment", contract.Config{BaseURL: srv.URL, APIKey: srv.APIKey, WorkflowID: ".."}, `workflowId ".." cannot be used in a path`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,7 +28,7 @@ type item struct {
 
 // createItem sends a new item and reads the answer.
 func (s *suite) createItem(ctx context.Context, folderID string, r request) (answer, item, error) {
-	r.method, r.path = "POST", "/v1/folders/"+folderID+"/items"
+	r.method, r.path, r.id = "POST", "/v1/folders/{folderId}/items", folderID
 	a := s.c.do(ctx, r)
 	var it item
 	if a.status == http.StatusCreated {
@@ -146,7 +146,7 @@ func checkAssumeGetItem(ctx context.Context, s *suite) error {
 	if err := need(s.st.fileItem != "", "the file item"); err != nil {
 		return err
 	}
-	a := s.c.do(ctx, request{method: "GET", path: "/v1/items/" + s.st.fileItem})
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/items/{itemId}", id: s.st.fileItem})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func checkEndpointsGetFolder(ctx context.Context, s *suite) error {
 	if err := need(s.st.defaultFolder != "" && len(s.st.newItems) == 3, "the three items"); err != nil {
 		return err
 	}
-	a := s.c.do(ctx, request{method: "GET", path: "/v1/folders/" + s.st.defaultFolder})
+	a := s.c.do(ctx, request{method: "GET", path: "/v1/folders/{folderId}", id: s.st.defaultFolder})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ func checkEndpointsUpdateItem(ctx context.Context, s *suite) error {
 	if err := need(s.st.textItem != "", "the text item"); err != nil {
 		return err
 	}
-	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/items/" + s.st.textItem,
+	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/items/{itemId}", id: s.st.textItem,
 		json: map[string]any{"name": "March statement", "metadata": map[string]any{"second": "2"}}})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
@@ -212,7 +212,7 @@ func checkEndpointsUpdateItemContent(ctx context.Context, s *suite) error {
 		return err
 	}
 	text := statementText + "\nDate of Birth: 1990-04-12"
-	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/items/" + s.st.textItem, json: map[string]any{"content": text}})
+	a := s.c.do(ctx, request{method: "PATCH", path: "/v1/items/{itemId}", id: s.st.textItem, json: map[string]any{"content": text}})
 	if err := expect(a, http.StatusOK); err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func checkEndpointsUpdateFileContent(ctx context.Context, s *suite) error {
 	if err := need(s.st.fileItem != "", "the file item"); err != nil {
 		return err
 	}
-	s.st.fileContent = s.c.do(ctx, request{method: "PATCH", path: "/v1/items/" + s.st.fileItem, json: map[string]any{"content": "replaced"}})
+	s.st.fileContent = s.c.do(ctx, request{method: "PATCH", path: "/v1/items/{itemId}", id: s.st.fileItem, json: map[string]any{"content": "replaced"}})
 	return expectRefused(s.st.fileContent)
 }
 

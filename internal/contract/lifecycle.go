@@ -49,7 +49,7 @@ func (s *suite) deletions(ctx context.Context) {
 // leaves open, on the suite's own profile.
 func (s *suite) mockCodes(ctx context.Context) {
 	have := s.st.profileID != ""
-	path := "/v1/profiles/" + s.st.profileID
+	path, pid := "/v1/profiles/{profileId}", s.st.profileID
 	checks := []struct {
 		id, what string
 		r        request
@@ -57,13 +57,13 @@ func (s *suite) mockCodes(ctx context.Context) {
 		code     string
 	}{
 		{"assume.unknown-route", "a path that is no route is answered 404 NOT_FOUND",
-			request{method: "GET", path: path + "/profilesvc-contract"}, http.StatusNotFound, "NOT_FOUND"},
+			request{method: "GET", path: path + "/profilesvc-contract", id: pid}, http.StatusNotFound, "NOT_FOUND"},
 		{"assume.method-not-allowed", "a method a route does not have is answered 405 METHOD_NOT_ALLOWED",
-			request{method: "PUT", path: path, json: map[string]any{"name": s.cfg.Name}}, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"},
+			request{method: "PUT", path: path, id: pid, json: map[string]any{"name": s.cfg.Name}}, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"},
 		{"assume.unsupported-media-type", "a body that is not JSON is refused with 415 UNSUPPORTED_MEDIA_TYPE",
-			request{method: "PATCH", path: path, raw: []byte("name=x"), contentType: "text/plain"}, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE"},
+			request{method: "PATCH", path: path, id: pid, raw: []byte("name=x"), contentType: "text/plain"}, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE"},
 		{"assume.payload-too-large", "a JSON body of 2 MiB is refused with 413 PAYLOAD_TOO_LARGE (the mock's limit is 1 MiB)",
-			request{method: "PATCH", path: path, json: map[string]any{"description": strings.Repeat("x", 2<<20)}}, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"},
+			request{method: "PATCH", path: path, id: pid, json: map[string]any{"description": strings.Repeat("x", 2<<20)}}, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"},
 	}
 	for _, c := range checks {
 		s.check(c.id, Assumption, secGaps, c.what, func() error {
@@ -90,9 +90,9 @@ func (s *suite) profileDeletion(ctx context.Context) {
 		code     string
 	}{
 		{"errors.profile-not-found", "updating, deleting and analysing a profile that does not exist (deleted) are refused with 404 PROFILE_NOT_FOUND",
-			request{method: "PATCH", path: "/v1/profiles/" + pid, json: map[string]any{"name": "x"}}, "PROFILE_NOT_FOUND"},
+			request{method: "PATCH", path: "/v1/profiles/{profileId}", id: pid, json: map[string]any{"name": "x"}}, "PROFILE_NOT_FOUND"},
 		{"errors.svc-3005", "listing the folders of a profile that does not exist (deleted) is refused with 404 SVC_3005",
-			request{method: "GET", path: "/v1/profiles/" + pid + "/folders"}, "SVC_3005"},
+			request{method: "GET", path: "/v1/profiles/{profileId}/folders", id: pid}, "SVC_3005"},
 	}
 	for _, c := range notFound {
 		s.check(c.id, Rule, secErrors, c.what, func() error {
@@ -105,10 +105,10 @@ func (s *suite) profileDeletion(ctx context.Context) {
 			if c.code != "PROFILE_NOT_FOUND" {
 				return nil
 			}
-			if err := expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/profiles/" + pid}), http.StatusNotFound, c.code); err != nil {
+			if err := expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/profiles/{profileId}", id: pid}), http.StatusNotFound, c.code); err != nil {
 				return err
 			}
-			return expect(s.c.do(ctx, request{method: "POST", path: "/v1/analyses/" + pid + "/analyze", json: targets("item_x")}), http.StatusNotFound, c.code)
+			return expect(s.c.do(ctx, request{method: "POST", path: "/v1/analyses/{profileId}/analyze", id: pid, json: targets("item_x")}), http.StatusNotFound, c.code)
 		})
 	}
 }
@@ -121,7 +121,7 @@ func (s *suite) cleanup(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*s.cfg.RequestTimeout)
 	defer cancel()
 	for _, id := range s.created {
-		a := s.c.do(ctx, request{method: "DELETE", path: "/v1/profiles/" + id})
+		a := s.c.do(ctx, request{method: "DELETE", path: "/v1/profiles/{profileId}", id: id})
 		byChecks := slices.Contains(s.deleted, id)
 		line, ok := "profile "+id+": deleted", true
 		switch {
@@ -181,11 +181,11 @@ func checkLimitsAnalysesRetained(ctx context.Context, s *suite) error {
 	}
 	oldest := s.st.analyses[0]
 	s.st.analyses = s.st.analyses[1:]
-	if a := s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + oldest}); a.status != http.StatusNotFound {
+	if a := s.c.do(ctx, request{method: "GET", path: "/v1/analyses/{analysisId}", id: oldest}); a.status != http.StatusNotFound {
 		return fail("the oldest analysis, "+oldest+", deleted: 404", a.describe())
 	}
 	for _, id := range s.st.analyses {
-		if err := expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + id}), http.StatusOK); err != nil {
+		if err := expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/{analysisId}", id: id}), http.StatusOK); err != nil {
 			return fmt.Errorf("analysis %s, one of the five newest: %w", id, err)
 		}
 	}
@@ -256,7 +256,7 @@ func checkEndpointsDeleteFolder(ctx context.Context, s *suite) error {
 	if _, it, err := s.createItem(ctx, f.id, textItem("profilesvc-contract in a folder", "In a folder", nil)); err == nil {
 		s.st.inFolder = it.ID
 	}
-	if err := expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/folders/" + f.id}), http.StatusNoContent); err != nil {
+	if err := expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/folders/{folderId}", id: f.id}), http.StatusNoContent); err != nil {
 		return err
 	}
 	s.st.deletedFolder = f.id
@@ -269,7 +269,7 @@ func checkEndpointsDeleteFolderItems(ctx context.Context, s *suite) error {
 	if err := need(s.st.deletedFolder != "" && s.st.inFolder != "", "a deleted folder that held an item"); err != nil {
 		return err
 	}
-	return expect(s.c.do(ctx, request{method: "PATCH", path: "/v1/items/" + s.st.inFolder, json: map[string]any{"name": "x"}}), http.StatusNotFound, "ITEM_NOT_FOUND")
+	return expect(s.c.do(ctx, request{method: "PATCH", path: "/v1/items/{itemId}", id: s.st.inFolder, json: map[string]any{"name": "x"}}), http.StatusNotFound, "ITEM_NOT_FOUND")
 }
 
 // checkErrorsSvc3009 runs the check errors.svc-3009.
@@ -277,7 +277,7 @@ func checkErrorsSvc3009(ctx context.Context, s *suite) error {
 	if err := need(s.st.deletedFolder != "", "a deleted folder"); err != nil {
 		return err
 	}
-	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/folders/" + s.st.deletedFolder}), http.StatusNotFound, "SVC_3009", "FOLDER_NOT_FOUND")
+	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/folders/{folderId}", id: s.st.deletedFolder}), http.StatusNotFound, "SVC_3009", "FOLDER_NOT_FOUND")
 }
 
 // checkErrorsFolderNotFound runs the check errors.folder-not-found.
@@ -285,10 +285,10 @@ func checkErrorsFolderNotFound(ctx context.Context, s *suite) error {
 	if err := need(s.st.deletedFolder != "", "a deleted folder"); err != nil {
 		return err
 	}
-	if err := expect(s.c.do(ctx, request{method: "PATCH", path: "/v1/folders/" + s.st.deletedFolder, json: map[string]any{"name": "x"}}), http.StatusNotFound, "FOLDER_NOT_FOUND"); err != nil {
+	if err := expect(s.c.do(ctx, request{method: "PATCH", path: "/v1/folders/{folderId}", id: s.st.deletedFolder, json: map[string]any{"name": "x"}}), http.StatusNotFound, "FOLDER_NOT_FOUND"); err != nil {
 		return err
 	}
-	return expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/folders/" + s.st.deletedFolder}), http.StatusNotFound, "FOLDER_NOT_FOUND")
+	return expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/folders/{folderId}", id: s.st.deletedFolder}), http.StatusNotFound, "FOLDER_NOT_FOUND")
 }
 
 // checkEndpointsDeleteAnalysis runs the check endpoints.delete-analysis.
@@ -296,7 +296,7 @@ func checkEndpointsDeleteAnalysis(ctx context.Context, s *suite) error {
 	if err := need(s.st.toDelete != "" && slices.Contains(s.st.analyses, s.st.toDelete), "an analysis that has ended"); err != nil {
 		return err
 	}
-	if err := expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/analyses/" + s.st.toDelete}), http.StatusNoContent); err != nil {
+	if err := expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/analyses/{analysisId}", id: s.st.toDelete}), http.StatusNoContent); err != nil {
 		return err
 	}
 	s.st.analyses = slices.DeleteFunc(s.st.analyses, func(v string) bool { return v == s.st.toDelete })
@@ -308,10 +308,10 @@ func checkErrorsAnalysisNotFound(ctx context.Context, s *suite) error {
 	if err := need((s.st.toDelete != "" && !slices.Contains(s.st.analyses, s.st.toDelete)), "a deleted analysis"); err != nil {
 		return err
 	}
-	if err := expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + s.st.toDelete + "/report"}), http.StatusNotFound, "ANALYSIS_NOT_FOUND"); err != nil {
+	if err := expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/{analysisId}/report", id: s.st.toDelete}), http.StatusNotFound, "ANALYSIS_NOT_FOUND"); err != nil {
 		return err
 	}
-	return expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/analyses/" + s.st.toDelete}), http.StatusNotFound, "ANALYSIS_NOT_FOUND")
+	return expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/analyses/{analysisId}", id: s.st.toDelete}), http.StatusNotFound, "ANALYSIS_NOT_FOUND")
 }
 
 // checkAssumeGetUnknownAnalysis runs the check assume.get-unknown-analysis.
@@ -319,7 +319,7 @@ func checkAssumeGetUnknownAnalysis(ctx context.Context, s *suite) error {
 	if err := need((s.st.toDelete != "" && !slices.Contains(s.st.analyses, s.st.toDelete)), "a deleted analysis"); err != nil {
 		return err
 	}
-	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/" + s.st.toDelete}), http.StatusNotFound, "ANALYSIS_NOT_FOUND")
+	return expect(s.c.do(ctx, request{method: "GET", path: "/v1/analyses/{analysisId}", id: s.st.toDelete}), http.StatusNotFound, "ANALYSIS_NOT_FOUND")
 }
 
 // checkAssumeRequestId runs the check assume.request-id.
@@ -343,7 +343,7 @@ func checkEndpointsDeleteProfile(ctx context.Context, s *suite) error {
 	if err := need(s.st.profileID != "", "the profile"); err != nil {
 		return err
 	}
-	if err := expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/profiles/" + s.st.profileID}), http.StatusNoContent); err != nil {
+	if err := expect(s.c.do(ctx, request{method: "DELETE", path: "/v1/profiles/{profileId}", id: s.st.profileID}), http.StatusNoContent); err != nil {
 		return err
 	}
 	s.st.profileDeleted = true
@@ -356,24 +356,19 @@ func checkEndpointsDeleteProfileCascades(ctx context.Context, s *suite) error {
 	if err := need(s.st.profileDeleted, "the deleted profile"); err != nil {
 		return err
 	}
-	var gone []string
+	var gone []request
 	if s.st.defaultFolder != "" {
-		gone = append(gone, "/v1/folders/"+s.st.defaultFolder)
+		gone = append(gone, request{method: "GET", path: "/v1/folders/{folderId}", id: s.st.defaultFolder})
 	}
 	if s.st.fileItem != "" {
-		gone = append(gone, "/v1/items/"+s.st.fileItem)
+		gone = append(gone, request{method: "PATCH", path: "/v1/items/{itemId}", id: s.st.fileItem, json: map[string]any{"name": "x"}})
 	}
 	for _, id := range s.st.analyses {
-		gone = append(gone, "/v1/analyses/"+id+"/report")
+		gone = append(gone, request{method: "GET", path: "/v1/analyses/{analysisId}/report", id: id})
 	}
-	for _, p := range gone {
-		method := "GET"
-		var body any
-		if strings.HasPrefix(p, "/v1/items/") {
-			method, body = "PATCH", map[string]any{"name": "x"}
-		}
-		if a := s.c.do(ctx, request{method: method, path: p, json: body}); a.status != http.StatusNotFound {
-			return fail(method+" "+p+": 404", a.describe())
+	for _, r := range gone {
+		if a := s.c.do(ctx, r); a.status != http.StatusNotFound {
+			return fail(a.target+": 404", a.describe())
 		}
 	}
 	return nil
