@@ -150,6 +150,6 @@ func handleListAnalyses(t *Tenant, w http.ResponseWriter, r *http.Request) *apiE
 	if e != nil {
 		return e
 	}
-	writeJSON(w, http.StatusOK, page)
+	writePage(w, page)
 	return nil
 }

@@ -1,8 +1,6 @@
 package mockserver
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -175,22 +173,8 @@ func handleRemoveFault(t *Tenant, w http.ResponseWriter, r *http.Request) *apiEr
 // encoded in memory.
 func handleListRequests(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	entries, dropped := t.record.snapshot()
-	w.Header().Set("Content-Type", jsonContentType)
-	w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriterSize(w, 32<<10)
-	fmt.Fprintf(bw, `{"count":%d,"dropped":%d,"items":[`, len(entries), dropped)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for i := range entries {
-		if i > 0 {
-			_ = bw.WriteByte(',')
-		}
-		if err := enc.Encode(entries[i].recorded()); err != nil {
-			return nil // the answer has begun: the connection is all that is left to end
-		}
-	}
-	_, _ = bw.WriteString("]}\n")
-	_ = bw.Flush()
+	head := fmt.Sprintf(`{"count":%d,"dropped":%d,"items":[`, len(entries), dropped)
+	writeStreamed(w, head, len(entries), func(i int) any { return entries[i].recorded() })
 	return nil
 }
 

@@ -45,7 +45,8 @@ type Fault struct {
 	// connection: a download broken half-way.
 	Truncate int
 	// BytesPerSecond, if set, trickles the answer's body at that rate, in
-	// steps of a tenth of a second on the server's clock.
+	// steps of a tenth of a second on the server's clock (below 10 bytes
+	// a second, a byte at a time).
 	BytesPerSecond int
 	// Times is how many matching requests the fault applies to; 0 means
 	// all of them until it is removed.
@@ -364,8 +365,9 @@ func (w *shapedWriter) Write(p []byte) (int, error) {
 }
 
 // trickle writes p, at the fault's rate if it has one: a tenth of the
-// rate's bytes, then a pause of a tenth of a second, counted across
-// writes, so that many small writes are paced as one large one.
+// rate's bytes, then a pause of a tenth of a second (below 10 bytes a
+// second, a byte, then a pause of a byte's time), counted across writes,
+// so that many small writes are paced as one large one.
 func (w *shapedWriter) trickle(p []byte) (int, error) {
 	if w.fault.BytesPerSecond == 0 {
 		n, err := w.ResponseWriter.Write(p)
@@ -395,11 +397,13 @@ func (w *shapedWriter) trickle(p []byte) (int, error) {
 	return total, nil
 }
 
-// pause waits a tenth of a second on the server's clock; false when the
-// client left.
+// pause waits, on the server's clock, the time a step of the rate takes
+// (a tenth of a second from 10 bytes a second up); false when the client
+// left.
 func (w *shapedWriter) pause() bool {
 	elapsed := make(chan struct{})
-	stop := w.clock.AfterFunc(100*time.Millisecond, func() { close(elapsed) })
+	step := max(1, w.fault.BytesPerSecond/10)
+	stop := w.clock.AfterFunc(time.Duration(step)*time.Second/time.Duration(w.fault.BytesPerSecond), func() { close(elapsed) })
 	select {
 	case <-elapsed:
 		return true

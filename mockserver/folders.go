@@ -32,7 +32,7 @@ func handleListFolders(t *Tenant, w http.ResponseWriter, r *http.Request) *apiEr
 	if e != nil {
 		return e
 	}
-	writeJSON(w, http.StatusOK, page)
+	writePage(w, page)
 	return nil
 }
 

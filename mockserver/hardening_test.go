@@ -396,3 +396,49 @@ func TestInconsistencies(t *testing.T) {
 		assert.Equal(t, get.Header().Get("Content-Length"), head.Header().Get("Content-Length"))
 	})
 }
+
+// TestErrors_AHugeNumberIsNotEchoedWhole sends numbers of 500,000 digits
+// where the mock cannot read them: the error names the field, and shows
+// the value clipped, never whole.
+func TestErrors_AHugeNumberIsNotEchoedWhole(t *testing.T) {
+	srv := newServer(t)
+	_, folder := createProfile(t, srv, "Numbers")
+	huge := strings.Repeat("7", 500_000)
+	for _, tt := range []struct {
+		name, method, path, body, field string
+	}{
+		{"a JSON item's content", "POST", "/v1/folders/" + folder + "/items", `{"type":"json","name":"n","content":{"n":` + huge + `}}`, "content"},
+		{"a profile's metadata", "POST", "/v1/workflows/wf_default/profiles", `{"name":"n","metadata":{"n":` + huge + `}}`, "metadata"},
+		{"a number where a string goes", "POST", "/v1/workflows/wf_default/profiles", `{"name":` + huge + `}`, "name"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := serveInProcess(t, srv, srv.APIKey, tt.method, tt.path, strings.NewReader(tt.body), "Content-Type", "application/json")
+			require.Equal(t, 400, w.Code, "%.300s", w.Body)
+			_, msg := answerError(t, w)
+			assert.Contains(t, msg, tt.field, "the message names the field")
+			assert.Less(t, len(msg), 400, "the message of a number of 500,000 digits: %.500s", msg)
+		})
+	}
+}
+
+// TestCORS_OriginsAsBrowsersSendThem allows origins given with spaces
+// around them, in capitals and with a default port: each matches the
+// origin a browser sends; an origin of another form fails the start.
+func TestCORS_OriginsAsBrowsersSendThem(t *testing.T) {
+	srv := newServer(t, mockserver.WithCORS("https://a.example", " https://B.Example:443 ", " http://c.example:8080"))
+	for _, origin := range []string{"https://a.example", "https://b.example", "HTTPS://A.EXAMPLE", "http://c.example:8080"} {
+		h := http.Header{"Origin": {origin}, "Access-Control-Request-Method": {"POST"}}
+		pre := send(t, srv, request{Method: "OPTIONS", Path: "/v1/workflows/wf_default/profiles", Key: noKey, Header: h})
+		assert.Equal(t, 204, pre.Status, "a preflight from %s: %s", origin, pre)
+		assert.Equal(t, origin, pre.Header.Get("Access-Control-Allow-Origin"), "a preflight from %s", origin)
+	}
+	for _, origin := range []string{"https://b.example:8443", "http://a.example", "https://c.example:8080"} {
+		h := http.Header{"Origin": {origin}, "Access-Control-Request-Method": {"POST"}}
+		pre := send(t, srv, request{Method: "OPTIONS", Path: "/v1/workflows/wf_default/profiles", Key: noKey, Header: h})
+		assert.Equal(t, 403, pre.Status, "a preflight from %s, not allowed: %s", origin, pre)
+	}
+	for _, bad := range []string{"a.example", "https://a.example/app", "ftp://a.example", "https://user@a.example"} {
+		_, err := mockserver.Start("127.0.0.1:0", mockserver.WithCORS(bad))
+		assert.Error(t, err, "WithCORS(%q)", bad)
+	}
+}

@@ -32,12 +32,19 @@ type apiError struct {
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.status, e.code, e.message) }
 
 // errorf makes an error answer. A string argument, which may be a value
-// the client sent, is shown clipped to maxEcho characters: an answer never
+// the client sent, is shown clipped to maxEcho characters, and so is the
+// text of an error or a fmt.Stringer (a decoder's error quotes the value
+// it could not read, such as a number of 500,000 digits): an answer never
 // echoes a huge value back.
 func errorf(status int, code, format string, args ...any) *apiError {
 	for i, a := range args {
-		if s, ok := a.(string); ok {
-			args[i] = clip(s)
+		switch v := a.(type) {
+		case string:
+			args[i] = clip(v)
+		case error:
+			args[i] = clip(v.Error())
+		case fmt.Stringer:
+			args[i] = clip(v.String())
 		}
 	}
 	return &apiError{status: status, code: code, message: fmt.Sprintf(format, args...)}

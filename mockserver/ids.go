@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	crand "crypto/rand"
+	"math/bits"
 	"math/rand/v2"
 	"sync"
 )
@@ -28,7 +29,11 @@ const (
 // tests that need the same IDs on every run.
 type idGen struct {
 	mu  sync.Mutex
-	rng *rand.Rand // nil: crypto/rand
+	pcg *rand.PCG  // nil: crypto/rand
+	rng *rand.Rand // draws from pcg
+	// seed and stream are those the seeded generator was made with, for
+	// moveOn.
+	seed, stream uint64
 }
 
 // newIDGen returns a generator drawing from crypto/rand, or, with a seed,
@@ -36,9 +41,26 @@ type idGen struct {
 func newIDGen(seed *uint64, stream uint64) *idGen {
 	g := &idGen{}
 	if seed != nil {
-		g.rng = rand.New(rand.NewPCG(*seed, *seed^stream))
+		g.seed, g.stream = *seed, stream
+		g.pcg = rand.NewPCG(*seed, *seed^stream)
+		g.rng = rand.New(g.pcg)
 	}
 	return g
+}
+
+// moveOn moves a seeded generator to a sequence of its own for a restored
+// state, named by digest (a digest of the IDs the state holds): a server
+// started with the same seed would otherwise draw again the IDs of the
+// records it restored. The same seed and the same state give the same
+// sequence, so that golden runs across a restart stay stable. A generator
+// drawing from crypto/rand needs no moving.
+func (g *idGen) moveOn(digest uint64) {
+	if g.pcg == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pcg.Seed(g.seed^digest, g.seed^g.stream^bits.RotateLeft64(digest, 32)^1)
 }
 
 // next returns prefix followed by 20 random characters.

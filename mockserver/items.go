@@ -96,26 +96,31 @@ type upload struct {
 
 // readUploadWithin reads an upload within the limits: one that declares
 // more than the upload limit is refused before anything is read, and the
-// memory it may take is reserved from the server's budget for uploads
-// under way, or the upload is refused with 503 and Retry-After.
+// memory it takes is reserved from the server's budget for uploads under
+// way (all of it at once when the request declares its length, block by
+// block as the bytes arrive when it does not), or the upload is refused
+// with 503 and Retry-After.
 func readUploadWithin(s *Server, r *http.Request) (*upload, *apiError) {
 	limit := s.cfg.maxUpload
 	if r.ContentLength > limit {
 		return nil, errorf(http.StatusRequestEntityTooLarge, profilesvc.CodePayloadTooLarge,
 			"the upload declares %d bytes, more than the limit of %d bytes", r.ContentLength, limit)
 	}
-	need := limit
-	if r.ContentLength >= 0 {
-		need = r.ContentLength
+	mem := &reservation{budget: s.uploads}
+	defer mem.release()
+	if r.ContentLength >= 0 && !mem.take(r.ContentLength) {
+		return nil, uploadMemoryFull()
 	}
-	if !s.uploads.take(need) {
-		e := errorf(http.StatusServiceUnavailable, profilesvc.CodeServiceUnavailable,
-			"too many uploads are under way: try again shortly (-upload-memory, WithUploadMemory)")
-		e.retryAfter = "1"
-		return nil, e
-	}
-	defer s.uploads.give(need)
-	return readUpload(r, limit)
+	return readUpload(r, limit, mem)
+}
+
+// uploadMemoryFull is the answer to an upload that would pass the budget
+// of uploads under way.
+func uploadMemoryFull() *apiError {
+	e := errorf(http.StatusServiceUnavailable, profilesvc.CodeServiceUnavailable,
+		"too many uploads are under way: try again shortly (-upload-memory, WithUploadMemory)")
+	e.retryAfter = "1"
+	return e
 }
 
 // budget is an amount of memory that requests take from and give back.
@@ -142,9 +147,77 @@ func (b *budget) give(n int64) {
 	b.mu.Unlock()
 }
 
+// reservation is the memory one request holds of a budget, given back
+// whole by release.
+type reservation struct {
+	budget *budget
+	held   int64
+}
+
+func (r *reservation) take(n int64) bool {
+	if !r.budget.take(n) {
+		return false
+	}
+	r.held += n
+	return true
+}
+
+func (r *reservation) release() {
+	r.budget.give(r.held)
+	r.held = 0
+}
+
+// uploadBlockSize is the block an upload of unknown length is read in,
+// each taken from the budget before it is read into.
+const uploadBlockSize = 1 << 20
+
+// uploadBlocks keeps the blocks of uploads of unknown length for the
+// next, so that a stream of them does not leave the garbage collector
+// blocks to catch up with.
+var uploadBlocks = sync.Pool{New: func() any { b := make([]byte, uploadBlockSize); return &b }}
+
+// errUploadMemory is the failure of an upload of unknown length that would
+// pass the budget of uploads under way.
+var errUploadMemory = errors.New("the memory of uploads under way is spent")
+
+// readBlocks reads an upload's file of unknown length in blocks, each
+// taken from mem before it is read into, then copies them into one piece:
+// an upload never holds more memory than its bytes that have arrived,
+// rounded up to a block, and the copy of those bytes.
+func readBlocks(src io.Reader, mem *reservation) ([]byte, error) {
+	var blocks []*[]byte
+	defer func() {
+		for _, b := range blocks {
+			uploadBlocks.Put(b)
+		}
+	}()
+	total := 0
+	for {
+		if !mem.take(uploadBlockSize) {
+			return nil, errUploadMemory
+		}
+		b := uploadBlocks.Get().(*[]byte)
+		blocks = append(blocks, b)
+		n, err := io.ReadFull(src, *b)
+		total += n
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	data := make([]byte, total)
+	at := 0
+	for _, b := range blocks {
+		at += copy(data[at:], *b)
+	}
+	return data, nil
+}
+
 // readUpload reads a multipart/form-data item: the part "file" (required,
 // once) and the optional fields "name" and "metadata" (a JSON object).
-func readUpload(r *http.Request, limit int64) (*upload, *apiError) {
+func readUpload(r *http.Request, limit int64, mem *reservation) (*upload, *apiError) {
 	r.Body = http.MaxBytesReader(nil, r.Body, limit)
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -167,16 +240,14 @@ func readUpload(r *http.Request, limit int64) (*upload, *apiError) {
 				return nil, validation("the multipart body has more than one part \"file\"")
 			}
 			sawFile = true
-			// Into a buffer the size of the whole body, when it is known:
-			// the file cannot be larger, and the buffer never doubles.
-			var buf bytes.Buffer
-			if r.ContentLength > 0 {
-				buf.Grow(int(r.ContentLength) + bytes.MinRead)
+			data, err := readFilePart(part, r.ContentLength, mem)
+			if err == errUploadMemory {
+				return nil, uploadMemoryFull()
 			}
-			if _, err := buf.ReadFrom(part); err != nil {
+			if err != nil {
 				return nil, multipartError(err, limit)
 			}
-			up.data = buf.Bytes()
+			up.data = data
 			up.contentType = part.Header.Get("Content-Type")
 			up.filename = part.FileName()
 			if !sawName {
@@ -219,6 +290,22 @@ func readUpload(r *http.Request, limit int64) (*upload, *apiError) {
 		return nil, validation("the file name must be valid UTF-8 of at most %d characters", maxNameLength)
 	}
 	return up, nil
+}
+
+// readFilePart reads an upload's file: into a buffer the size of the
+// whole body when the request declares it (the file cannot be larger,
+// and the buffer never doubles), else in blocks taken from mem as they
+// are read into.
+func readFilePart(part io.Reader, length int64, mem *reservation) ([]byte, error) {
+	if length < 0 {
+		return readBlocks(part, mem)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(length) + bytes.MinRead)
+	if _, err := buf.ReadFrom(part); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 func multipartError(err error, limit int64) *apiError {

@@ -158,8 +158,12 @@ func recoverAndLog(next http.Handler) http.Handler {
 		x := exchangeOf(r)
 		defer func() {
 			p := recover()
-			if p != nil && p != http.ErrAbortHandler && x.status == 0 {
-				writeError(x, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the mock server failed: %v", p))
+			if p != nil && p != http.ErrAbortHandler {
+				x.srv.logPanic("a handler panicked", p, slog.String("method", r.Method),
+					slog.String("path", r.URL.EscapedPath()), slog.String("requestId", x.requestID))
+				if x.status == 0 {
+					writeError(x, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the mock server failed: %v", p))
+				}
 			}
 			x.commit(0)
 			if l := x.srv.cfg.logger; l != nil {

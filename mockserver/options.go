@@ -36,6 +36,11 @@ type config struct {
 	// openapiReport, when set, is told of each exchange that disagrees
 	// with the service's OpenAPI document (WithOpenAPICheck).
 	openapiReport func(error)
+	// stateEvent, set by the package's tests alone, is told of the
+	// steps of a write of the state file: "queued" when it waits for
+	// another write to end, "renaming" when it has written its
+	// temporary file and is about to rename it over the state file.
+	stateEvent func(event string)
 	// pollWaiting, set by the package's tests alone, is called each time
 	// a long poll has read its analysis, found it not done, and waits for
 	// its next change.
@@ -90,6 +95,11 @@ func (c *config) validate() error {
 	case c.clock == nil:
 		return fmt.Errorf("nil clock")
 	}
+	origins, err := checkCORSOrigins(c.corsOrigins)
+	if err != nil {
+		return err
+	}
+	c.corsOrigins = origins
 	for _, w := range c.workflows {
 		if err := w.Validate(); err != nil {
 			return fmt.Errorf("workflow %s: %w", w.ID, err)
@@ -130,7 +140,11 @@ func WithClock(clock Clock) Option { return func(c *config) { c.clock = clock } 
 // hold whole responses. The request IDs of answers (X-Request-Id) are
 // deterministic too, from a sequence of their own: the n-th answer's ID
 // depends on the seed and n alone, and reads, polls and retries never
-// shift the IDs of resources.
+// shift the IDs of resources. A Restore (and a state file loaded at
+// start) moves both on to a sequence of the restored state's own, the same
+// for the same seed and state, so that a server restarted on its state
+// file never draws an ID it holds again; and a new record never takes an
+// ID that one already holds.
 func WithIDSeed(seed uint64) Option { return func(c *config) { c.idSeed = &seed } }
 
 // WithFaultSeed makes the draws of faults injected with a Probability

@@ -125,6 +125,6 @@ func handleListProfiles(t *Tenant, w http.ResponseWriter, r *http.Request) *apiE
 	if e != nil {
 		return e
 	}
-	writeJSON(w, http.StatusOK, page)
+	writePage(w, page)
 	return nil
 }

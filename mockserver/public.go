@@ -1,7 +1,9 @@
 package mockserver
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -56,7 +58,8 @@ func cors(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		allowed := slices.Contains(origins, "*") || slices.Contains(origins, origin)
+		norm, _ := normalOrigin(origin)
+		allowed := slices.Contains(origins, "*") || (norm != "" && slices.Contains(origins, norm))
 		preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
 		// A preflight is the browser's, answered here for WithCORS: the
 		// service's document does not describe it.
@@ -94,6 +97,59 @@ func cors(next http.Handler) http.Handler {
 // preflight OPTIONS requests are answered, and answers carry the CORS
 // headers, exposing Content-Disposition, Retry-After and X-Request-Id. "*"
 // allows any origin. Off by default.
+//
+// Each origin is scheme://host, with a port unless it is the scheme's
+// default; spaces around it are ignored, and so is the case of its
+// scheme and host, as browsers send them in lower case. An origin of
+// another form fails the server's start.
 func WithCORS(origins ...string) Option {
-	return func(c *config) { c.corsOrigins = append(c.corsOrigins, origins...) }
+	return func(c *config) {
+		for _, o := range origins {
+			c.corsOrigins = append(c.corsOrigins, strings.TrimSpace(o))
+		}
+	}
+}
+
+// normalOrigin returns an origin in the form browsers send it (scheme and
+// host in lower case, no default port), or false when s is not an origin:
+// scheme://host[:port], http or https, with no path, query or user.
+func normalOrigin(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" ||
+		(u.Path != "" && u.Path != "/") {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", false
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port == "" || (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		return scheme + "://" + host, true
+	}
+	return scheme + "://" + host + ":" + port, true
+}
+
+// checkCORSOrigins puts the origins WithCORS was given in the form
+// browsers send them, or says which one is not an origin.
+func checkCORSOrigins(origins []string) ([]string, error) {
+	out := make([]string, 0, len(origins))
+	for _, o := range origins {
+		if o == "" {
+			continue // "a, b," on a command line
+		}
+		if o == "*" {
+			out = append(out, o)
+			continue
+		}
+		n, ok := normalOrigin(o)
+		if !ok {
+			return nil, fmt.Errorf("CORS origin %q is not an origin: give scheme://host[:port], such as https://app.example, or *", clip(o))
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -32,7 +32,7 @@ func routes() []route {
 		{"POST", apiroutes.WorkflowProfiles, handleCreateProfile, nil, false},
 		{"PATCH", apiroutes.Profile, handleUpdateProfile, nil, false},
 		{"DELETE", apiroutes.Profile, handleDeleteProfile, nil, false},
-		{"GET", apiroutes.ProfileFolders, handleListFolders, listParams, false},
+		{"GET", apiroutes.ProfileFolders, handleListFolders, listParams, true},
 		{"GET", apiroutes.Folder, handleGetFolder, nil, false},
 		{"PATCH", apiroutes.Folder, handleRenameFolder, nil, false},
 		{"DELETE", apiroutes.Folder, handleDeleteFolder, nil, false},
@@ -43,13 +43,13 @@ func routes() []route {
 		{"DELETE", apiroutes.Analysis, handleDeleteAnalysis, nil, false},
 
 		// Inferred.
-		{"GET", apiroutes.WorkflowProfiles, handleListProfiles, listParams, false},
+		{"GET", apiroutes.WorkflowProfiles, handleListProfiles, listParams, true},
 		{"GET", apiroutes.Profile, handleGetProfile, nil, false},
 		{"POST", apiroutes.ProfileFolders, handleCreateFolder, nil, false},
 		{"POST", apiroutes.FolderItems, handleCreateItem, nil, false},
 		{"GET", apiroutes.Item, handleGetItem, nil, false},
 		{"DELETE", apiroutes.Item, handleDeleteItem, nil, false},
-		{"GET", apiroutes.ProfileAnalyses, handleListAnalyses, pageParams, false},
+		{"GET", apiroutes.ProfileAnalyses, handleListAnalyses, pageParams, true},
 
 		// Storage artifacts of items (url and storageOriginalUrl).
 		{"GET", storageOriginalPath, handleItemOriginal, nil, false},

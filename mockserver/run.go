@@ -3,6 +3,8 @@ package mockserver
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -91,30 +93,47 @@ func (t *Tenant) finish(analysisID string, failMsg *string) error {
 	if e != nil {
 		return e
 	}
-	var res AnalysisResult
-	var runErr error
-	switch {
-	case failMsg != nil:
-		runErr = fmt.Errorf("%s", *failMsg)
-	case engine.ParseScript(in).Fail != "":
-		runErr = fmt.Errorf("%s", engine.ParseScript(in).Fail)
-	case t.srv.cfg.analyzer != nil:
-		res, runErr = safeAnalyze(t.srv.cfg.analyzer, in)
-	default:
-		res, runErr = engine.Default(context.Background(), in)
-	}
+	res, runErr := t.srv.analyze(analysisID, in, failMsg)
 	t.store.finish(analysisID, in, res, runErr)
 	return nil
 }
 
-// safeAnalyze runs a caller's analyzer, turning a panic into a failure.
-func safeAnalyze(fn Analyzer, in AnalysisInput) (res AnalysisResult, err error) {
+// analyze runs the engine over an analysis's input: the analysis fails
+// with *failMsg, or with its script's mock:fail=, or gets the result of
+// the server's analyzer (engine.Default unless WithAnalyzer). A panic of
+// the engine, wherever the run is (a timer of the server's clock, the
+// control API, the test kit), never ends the process: the analysis fails
+// with an error naming the cause, and the panic is logged with its stack.
+func (s *Server) analyze(analysisID string, in AnalysisInput, failMsg *string) (res AnalysisResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("the analyzer panicked: %v", p)
+			s.logPanic("the analysis engine panicked", p, slog.String("analysisId", analysisID))
+			res, err = AnalysisResult{}, fmt.Errorf("the analysis engine failed: %v", p)
 		}
 	}()
-	return fn(context.Background(), in)
+	if failMsg != nil {
+		return AnalysisResult{}, fmt.Errorf("%s", *failMsg)
+	}
+	if msg := engine.ParseScript(in).Fail; msg != "" {
+		return AnalysisResult{}, fmt.Errorf("%s", msg)
+	}
+	analyzer := s.cfg.analyzer
+	if analyzer == nil {
+		analyzer = engine.Default
+	}
+	return analyzer(context.Background(), in)
+}
+
+// logPanic logs a panic the server recovered from, with the stack of the
+// goroutine that panicked, to the server's logger (WithLogger), or to
+// slog's default one: a panic is never silent.
+func (s *Server) logPanic(msg string, p any, attrs ...slog.Attr) {
+	l := s.cfg.logger
+	if l == nil {
+		l = slog.Default()
+	}
+	attrs = append(attrs, slog.String("panic", fmt.Sprint(p)), slog.String("stack", string(debug.Stack())))
+	l.LogAttrs(context.Background(), slog.LevelError, msg, attrs...)
 }
 
 // stampTimes spreads the audit log's and history's timestamps over the

@@ -3,11 +3,12 @@ package mockserver
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/filelimit"
 )
 
 // Seed is state to load into a server: workflows, and profiles with their
@@ -58,12 +59,30 @@ type SeedItem struct {
 	Status profilesvc.ItemStatus `json:"status,omitempty"`
 }
 
+// MaxSeedFileSize is the largest seed file LoadSeedFile reads, and the
+// largest file a seed's item may name: a larger one, or an endless one
+// such as /dev/zero, is refused once that much has been read (a file that
+// is not JSON, at its first byte).
+const MaxSeedFileSize = 64 << 20
+
 // LoadSeedFile reads a seed from a JSON file, with the Path of file items
-// read relative to the file's directory.
+// read relative to the file's directory. The file and those it names are
+// read within MaxSeedFileSize each.
 func LoadSeedFile(path string) (*Seed, error) {
-	raw, err := os.ReadFile(path)
+	f, err := filelimit.Open(path, MaxSeedFileSize)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	// Decoded as it is read: a file that is not JSON stops the reading at
+	// its first byte that cannot be.
+	dec := json.NewDecoder(f)
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: more follows the seed", path)
 	}
 	var s Seed
 	if e := unmarshalStrict(raw, &s); e != nil {
@@ -81,7 +100,7 @@ func LoadSeedFile(path string) (*Seed, error) {
 				if !filepath.IsAbs(p) {
 					p = filepath.Join(dir, p)
 				}
-				b, err := os.ReadFile(p)
+				b, err := filelimit.Read(p, MaxSeedFileSize)
 				if err != nil {
 					return nil, fmt.Errorf("%s: item %q: %w", path, items[ii].Name, err)
 				}

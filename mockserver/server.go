@@ -40,6 +40,8 @@ type Server struct {
 	cert    *x509.Certificate // served with WithTLS
 	uploads *budget           // the memory of uploads under way
 
+	saveMu sync.Mutex // held while the state file is written
+
 	closing   chan struct{} // closed by Close: long polls end
 	closeOnce sync.Once
 	httpSrv   *http.Server
@@ -216,7 +218,8 @@ func (s *Server) HTTPClient() *http.Client {
 // Close stops the server: it ends long polls at once, stops running
 // analyses, closes connections that are idle or have sent nothing yet, and
 // waits for the requests under way to finish. It is safe to call more than
-// once.
+// once. With WithStateFile, call Shutdown instead to learn whether the
+// state was written.
 func (s *Server) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -227,7 +230,9 @@ func (s *Server) Close() {
 // does, but without waiting for connections that have not sent a request:
 // no new connections, long polls answered at once, requests under way
 // finished. When ctx ends first, the remaining connections are closed, and
-// the error, which matches ctx's, says how many were cut.
+// the error, which matches ctx's, says how many were cut. A server that
+// keeps a state file (WithStateFile) then writes it; when it cannot, the
+// error matches ErrStateNotSaved.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	s.closeOnce.Do(func() {
@@ -247,7 +252,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			<-s.serveDone
 		}
 		if serr := s.saveState(); serr != nil {
-			err = errors.Join(err, fmt.Errorf("mockserver: %w", serr))
+			err = errors.Join(err, fmt.Errorf("%w: %w", ErrStateNotSaved, serr))
 		}
 		s.stopAll()
 	})

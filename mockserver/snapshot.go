@@ -1,17 +1,14 @@
 package mockserver
 
 import (
+	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/profilesvc/profilesvc-go/mockserver/engine"
-	"io/fs"
-	"net/http"
-	"os"
-	"path/filepath"
+	"io"
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 )
 
 // Snapshot is the whole state of a server's own namespace: its workflows,
@@ -95,7 +92,72 @@ type snapshotAnalysis struct {
 }
 
 // MarshalJSON encodes the snapshot.
-func (s *Snapshot) MarshalJSON() ([]byte, error) { return json.Marshal(s.data) }
+func (s *Snapshot) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	if err := writeSnapshot(&buf, &s.data); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeSnapshot encodes d to w record by record, as json.Marshal would
+// encode it whole (with a newline after each record): the encoding of the
+// largest record is the most it holds in memory at once, not the
+// encoding of the whole state.
+func writeSnapshot(w io.Writer, d *snapshotData) error {
+	sw := &snapshotWriter{w: w, enc: json.NewEncoder(w)}
+	head := struct {
+		Version int       `json:"version"`
+		Taken   time.Time `json:"taken"`
+		Seq     int64     `json:"seq"`
+	}{d.Version, d.Taken, d.Seq}
+	b, err := json.Marshal(head)
+	if err != nil {
+		return fmt.Errorf("mockserver: encoding a snapshot: %w", err)
+	}
+	sw.write(string(b[:len(b)-1])) // the object stays open for the lists
+	writeRecords(sw, "workflows", d.Workflows)
+	writeRecords(sw, "profiles", d.Profiles)
+	writeRecords(sw, "folders", d.Folders)
+	writeRecords(sw, "items", d.Items)
+	writeRecords(sw, "analyses", d.Analyses)
+	sw.write("}\n")
+	return sw.err
+}
+
+// snapshotWriter writes a snapshot's encoding, keeping the first error.
+type snapshotWriter struct {
+	w   io.Writer
+	enc *json.Encoder
+	err error
+}
+
+func (sw *snapshotWriter) write(s string) {
+	if sw.err == nil {
+		_, sw.err = io.WriteString(sw.w, s)
+	}
+}
+
+func (sw *snapshotWriter) encode(v any) {
+	if sw.err == nil {
+		if err := sw.enc.Encode(v); err != nil {
+			sw.err = fmt.Errorf("mockserver: encoding a snapshot: %w", err)
+		}
+	}
+}
+
+// writeRecords writes a list of records as the member name of the
+// snapshot's object, one record at a time.
+func writeRecords[T any](sw *snapshotWriter, name string, records []T) {
+	sw.write(`,"` + name + `":[`)
+	for i := range records {
+		if i > 0 {
+			sw.write(",")
+		}
+		sw.encode(&records[i])
+	}
+	sw.write("]")
+}
 
 // UnmarshalJSON decodes a snapshot that MarshalJSON encoded.
 func (s *Snapshot) UnmarshalJSON(b []byte) error {
@@ -111,22 +173,12 @@ func (s *Snapshot) UnmarshalJSON(b []byte) error {
 }
 
 // Snapshot returns the whole state of the server's own namespace. The
-// snapshot shares no memory with the server.
+// snapshot and the server are independent: a later change of either never
+// shows in the other. (They share the bytes and maps that neither ever
+// changes in place, such as an item's bytes, so that a snapshot costs
+// little memory of its own.)
 func (s *Server) Snapshot() (*Snapshot, error) {
-	d, err := s.Tenant.store.snapshot()
-	if err != nil {
-		return nil, err
-	}
-	// Deep copies, by a round trip through the encoding.
-	b, err := json.Marshal(d)
-	if err != nil {
-		return nil, fmt.Errorf("mockserver: encoding a snapshot: %w", err)
-	}
-	var snap Snapshot
-	if err := json.Unmarshal(b, &snap.data); err != nil {
-		return nil, fmt.Errorf("mockserver: encoding a snapshot: %w", err)
-	}
-	return &snap, nil
+	return &Snapshot{data: s.Tenant.store.snapshot()}, nil
 }
 
 // Restore replaces the state of the server's own namespace with the
@@ -134,85 +186,27 @@ func (s *Server) Snapshot() (*Snapshot, error) {
 // running resumes on the server's clock where it stood: one due to have
 // finished by now finishes at once. Long polls under way see their
 // analysis as the snapshot has it.
+//
+// The snapshot is checked as a whole first, and refused, the server's
+// state unchanged, unless it holds together: at least one workflow (so
+// Restore(&Snapshot{}) is refused), each valid as WithWorkflows requires;
+// records with well-formed IDs of their kind, none twice; every reference
+// (a folder's profile, an item's folder, an analysis's profile, and the
+// lists that name them) there and returned; analyses in states the
+// interface document names. The error names the first problem, its record
+// and its field.
+//
+// Under WithIDSeed, the server's IDs (and request IDs) then go on from a
+// sequence of the snapshot's own, the same for the same seed and
+// snapshot, so that no ID the snapshot holds is drawn again; and no new
+// record ever takes an ID that one holds.
 func (s *Server) Restore(snap *Snapshot) error {
 	if snap == nil {
 		return fmt.Errorf("mockserver: Restore: no snapshot")
 	}
-	return s.Tenant.store.restore(snap.data)
-}
-
-// WithStateFile keeps the server's state in a file, as the binary's
-// -state does: loaded at start when the file exists, written at shutdown
-// and on POST /_mock/snapshot, each time whole, to a temporary file then
-// renamed over it, so that a crash never leaves half a state.
-func WithStateFile(path string) Option {
-	return func(c *config) { c.stateFile = path }
-}
-
-// loadState restores the state file, if the server keeps one and it
-// exists.
-func (s *Server) loadState() error {
-	if s.cfg.stateFile == "" {
-		return nil
-	}
-	b, err := os.ReadFile(s.cfg.stateFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("reading the state file: %w", err)
-	}
-	var snap Snapshot
-	if err := snap.UnmarshalJSON(b); err != nil {
-		return fmt.Errorf("the state file %s: %w", s.cfg.stateFile, err)
-	}
-	return s.Restore(&snap)
-}
-
-// saveState writes the state file, if the server keeps one.
-func (s *Server) saveState() error {
-	if s.cfg.stateFile == "" {
-		return nil
-	}
-	d, err := s.Tenant.store.snapshot()
-	if err != nil {
+	if err := s.Tenant.store.restore(snap.data, true); err != nil {
 		return err
 	}
-	b, err := json.Marshal(d)
-	if err != nil {
-		return fmt.Errorf("encoding the state: %w", err)
-	}
-	dir := filepath.Dir(s.cfg.stateFile)
-	tmp, err := os.CreateTemp(dir, ".state-*.json.part")
-	if err != nil {
-		return fmt.Errorf("writing the state file: %w", err)
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), s.cfg.stateFile)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("writing the state file: %w", err)
-	}
-	return nil
-}
-
-// handleSaveState writes the state file now: POST /_mock/snapshot.
-func handleSaveState(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	s := t.srv
-	if t != s.Tenant {
-		return errorf(http.StatusBadRequest, profilesvc.CodeValidation, "only the server's own key's namespace is kept in the state file")
-	}
-	if s.cfg.stateFile == "" {
-		return errorf(http.StatusBadRequest, profilesvc.CodeValidation, "the server keeps no state file: start it with -state FILE (WithStateFile)")
-	}
-	if err := s.saveState(); err != nil {
-		return errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "%v", err)
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"path": s.cfg.stateFile})
+	s.reqIDs.moveOn(snap.data.digest())
 	return nil
 }

@@ -196,6 +196,23 @@ func (st *state) nextSeq() int64 {
 	return st.seq
 }
 
+// newID returns a new ID with the prefix that no record of the state
+// holds. A seeded generator can draw one that exists (an ID a seed fixed,
+// or one of a restored state's), and a new record must never take the
+// place of another.
+func (st *state) newID(prefix string) string {
+	for {
+		if id := st.ids.next(prefix); !st.holds(id) {
+			return id
+		}
+	}
+}
+
+// holds reports whether a record of the state has the ID.
+func (st *state) holds(id string) bool {
+	return st.profiles[id] != nil || st.folders[id] != nil || st.items[id] != nil || st.analyses[id] != nil
+}
+
 // itemsCount counts a profile's items across its folders.
 func (st *state) itemsCount(p *profileRec) int {
 	n := 0
@@ -261,7 +278,7 @@ func newStore(base []Workflow, ids *idGen, clock Clock, run runner) *store {
 func (s *store) reset() {
 	// A snapshot of nothing but workflows, already valid, cannot be
 	// refused.
-	_ = s.restore(snapshotData{Workflows: s.base})
+	_ = s.restore(snapshotData{Workflows: s.base}, false)
 }
 
 // stopRuns stops every analysis run, when the server closes.

@@ -57,7 +57,7 @@ func (st *state) startAnalysis(spec analysisSpec) (*analysisRec, *apiError) {
 	now := st.now()
 	rec := &analysisRec{changed: make(chan struct{}), reports: map[reportVariant]renderedReport{}}
 	rec.a = profilesvc.Analysis{
-		ID: st.ids.next("analysis_"), ProfileID: p.id, PlaybookID: defaultPlaybookID,
+		ID: st.newID("analysis_"), ProfileID: p.id, PlaybookID: defaultPlaybookID,
 		Status: profilesvc.AnalysisPending, VerificationStatus: profilesvc.VerificationPendingReview,
 		Options: spec.options, ClientMetadata: spec.clientMetadata, RequestedAt: now, CreatedAt: now,
 		// The items asked for are known from the start: a client that
@@ -194,12 +194,12 @@ func (st *state) finish(id string, in AnalysisInput, res AnalysisResult, runErr 
 	a.ExtractionStatus, a.RawActionResults, a.AgentAuditLog = res.ExtractionStatus, res.RawActionResults, res.AgentAuditLog
 	a.Findings = res.Findings
 	for i := range a.Findings {
-		a.Findings[i].ID = st.ids.next("af_")
+		a.Findings[i].ID = st.newID("af_")
 	}
 	rec.facts = res.Facts
 	a.Recommendations = res.Recommendations
 	for i := range a.Recommendations {
-		a.Recommendations[i].ID = st.ids.next("ar_")
+		a.Recommendations[i].ID = st.newID("ar_")
 	}
 	a.TargetItems = make([]profilesvc.TargetItem, len(in.Items))
 	for i, it := range in.Items {
@@ -218,7 +218,7 @@ func (st *state) finish(id string, in AnalysisInput, res AnalysisResult, runErr 
 
 // publishReport gives a completed analysis its report.
 func (st *state) publishReport(rec *analysisRec) {
-	reportID := st.ids.next("rpt_")
+	reportID := st.newID("rpt_")
 	rec.a.PrimaryReportID = &reportID
 }
 

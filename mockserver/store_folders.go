@@ -18,7 +18,7 @@ func (st *state) createFolder(profileID, name, fixedID string) (*folderRec, *api
 		return nil, profileNotFound(profileID)
 	}
 	now := st.now()
-	f := &folderRec{id: st.ids.next("fld_"), profileID: p.id, name: name, createdAt: now, updatedAt: now, seq: st.nextSeq()}
+	f := &folderRec{id: st.newID("fld_"), profileID: p.id, name: name, createdAt: now, updatedAt: now, seq: st.nextSeq()}
 	if fixedID != "" {
 		if e := checkFixedID(fixedID, "fld_", st.folders[fixedID] != nil); e != nil {
 			if e2 := checkFixedID(fixedID, "fd_", st.folders[fixedID] != nil); e2 != nil {

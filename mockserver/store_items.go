@@ -120,7 +120,7 @@ func (st *state) addItem(folderID string, spec *itemSpec) (*itemRec, *apiError) 
 	now := st.now()
 	processed := now
 	it := &itemRec{
-		id: st.ids.next("item_"), folderID: f.id, profileID: f.profileID, typ: spec.typ, name: spec.name,
+		id: st.newID("item_"), folderID: f.id, profileID: f.profileID, typ: spec.typ, name: spec.name,
 		content: spec.stored, data: spec.data, text: spec.text, readable: spec.readable,
 		contentType: spec.contentType, detected: spec.detected, metadata: spec.metadata,
 		status: profilesvc.ItemActive, processedAt: &processed, createdAt: now,

@@ -29,7 +29,7 @@ func (st *state) createProfile(spec profileSpec) (*profileRec, *apiError) {
 	}
 	now := st.now()
 	p := &profileRec{
-		id:          st.ids.next("pf_"),
+		id:          st.newID("pf_"),
 		workflowID:  spec.workflowID,
 		name:        spec.name,
 		description: spec.description,
@@ -44,7 +44,7 @@ func (st *state) createProfile(spec profileSpec) (*profileRec, *apiError) {
 		p.id = spec.id
 	}
 	p.seq = st.nextSeq()
-	f := &folderRec{id: st.ids.next("fld_"), profileID: p.id, name: "default", isDefault: true, createdAt: now, updatedAt: now, seq: st.nextSeq()}
+	f := &folderRec{id: st.newID("fld_"), profileID: p.id, name: "default", isDefault: true, createdAt: now, updatedAt: now, seq: st.nextSeq()}
 	p.folderIDs = []string{f.id}
 	st.profiles[p.id] = p
 	st.folders[f.id] = f

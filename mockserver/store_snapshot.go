@@ -1,8 +1,9 @@
 package mockserver
 
 import (
-	"encoding/json"
-	"fmt"
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
 	"maps"
 	"slices"
 	"time"
@@ -14,7 +15,7 @@ import (
 // snapshot's back, under the tenant's lock.
 
 // snapshot copies the records into a snapshot's form.
-func (s *store) snapshot() (snapshotData, error) {
+func (s *store) snapshot() snapshotData {
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
 	st := s.st
@@ -23,13 +24,14 @@ func (s *store) snapshot() (snapshotData, error) {
 		d.Workflows = append(d.Workflows, *st.workflows[id])
 	}
 	for _, p := range sortedRecords(st.profiles, func(p *profileRec) int64 { return p.seq }) {
+		// The lists are copied: the store changes them in place.
 		d.Profiles = append(d.Profiles, snapshotProfile{ID: p.id, WorkflowID: p.workflowID, Name: p.name, Description: p.description,
 			Metadata: p.metadata, LastAnalysisAt: p.lastAnalysisAt, CreatedAt: p.createdAt, UpdatedAt: p.updatedAt,
-			FolderIDs: p.folderIDs, AnalysisIDs: p.analysisIDs, Seq: p.seq})
+			FolderIDs: slices.Clone(p.folderIDs), AnalysisIDs: slices.Clone(p.analysisIDs), Seq: p.seq})
 	}
 	for _, f := range sortedRecords(st.folders, func(f *folderRec) int64 { return f.seq }) {
 		d.Folders = append(d.Folders, snapshotFolder{ID: f.id, ProfileID: f.profileID, Name: f.name, IsDefault: f.isDefault,
-			CreatedAt: f.createdAt, UpdatedAt: f.updatedAt, ItemIDs: f.itemIDs, Seq: f.seq})
+			CreatedAt: f.createdAt, UpdatedAt: f.updatedAt, ItemIDs: slices.Clone(f.itemIDs), Seq: f.seq})
 	}
 	for _, id := range slices.Sorted(maps.Keys(st.items)) {
 		it := st.items[id]
@@ -38,10 +40,7 @@ func (s *store) snapshot() (snapshotData, error) {
 			Detected: it.detected, Metadata: it.metadata, Status: it.status, ProcessedAt: it.processedAt, CreatedAt: it.createdAt})
 	}
 	for _, rec := range sortedRecords(st.analyses, func(a *analysisRec) int64 { return a.seq }) {
-		raw, err := json.Marshal(analysisView(&rec.a))
-		if err != nil {
-			return snapshotData{}, fmt.Errorf("mockserver: encoding analysis %s: %w", rec.a.ID, err)
-		}
+		raw := rec.encodedJSON() // cached, and never changed in place
 		in := rec.input
 		in.Items = slices.Clone(in.Items)
 		for i := range in.Items {
@@ -50,24 +49,29 @@ func (s *store) snapshot() (snapshotData, error) {
 		d.Analyses = append(d.Analyses, snapshotAnalysis{Analysis: raw, Seq: rec.seq, Input: in,
 			DurationMs: rec.duration.Milliseconds(), Stuck: rec.stuck, ReportDelay: rec.reportDelay.Milliseconds(), Facts: rec.facts})
 	}
-	return d, nil
+	return d
 }
 
 // sortedRecords returns a map's records in creation order.
 func sortedRecords[R any](m map[string]R, seq func(R) int64) []R {
 	out := slices.Collect(maps.Values(m))
-	slices.SortFunc(out, func(a, b R) int { return int(seq(a) - seq(b)) })
+	slices.SortFunc(out, func(a, b R) int { return cmp.Compare(seq(a), seq(b)) })
 	return out
 }
 
 // restore replaces the records with a snapshot's, stopping the runs of
 // the analyses it had and arming those of the snapshot's running ones;
-// reset restores one of the server's workflows alone.
-func (s *store) restore(d snapshotData) error {
-	st, err := stateOfSnapshot(d)
+// reset restores one of the server's workflows alone. A snapshot that
+// does not hold together is refused whole, before anything changes.
+// moveIDs moves the ID generator on to a sequence of the snapshot's own
+// (see idGen.moveOn), so that a seeded server never draws again the IDs
+// the snapshot holds.
+func (s *store) restore(d snapshotData, moveIDs bool) error {
+	analyses, err := checkSnapshot(&d)
 	if err != nil {
 		return err
 	}
+	st := stateOfSnapshot(d, analyses)
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
 	// The old analyses' runs stop, their long polls wake to look again,
@@ -81,6 +85,9 @@ func (s *store) restore(d snapshotData) error {
 		close(s.st.started)
 	}
 	st.ids, st.clock, st.run = s.st.ids, s.st.clock, s.st.run
+	if moveIDs {
+		st.ids.moveOn(d.digest())
+	}
 	s.st = st
 	for _, rec := range st.analyses {
 		if !rec.a.Status.IsTerminal() {
@@ -92,8 +99,10 @@ func (s *store) restore(d snapshotData) error {
 	return nil
 }
 
-// stateOfSnapshot builds the records of a snapshot, outside the lock.
-func stateOfSnapshot(d snapshotData) (*state, error) {
+// stateOfSnapshot builds the records of a snapshot that checkSnapshot
+// found to hold together, with its analyses as it decoded them, outside
+// the lock.
+func stateOfSnapshot(d snapshotData, analyses []profilesvc.Analysis) *state {
 	st := newState(d.Workflows, nil, nil, nil)
 	st.seq = d.Seq
 	for _, p := range d.Profiles {
@@ -110,13 +119,10 @@ func stateOfSnapshot(d snapshotData) (*state, error) {
 			content: it.Content, data: it.Data, text: it.Text, readable: it.Readable, contentType: it.ContentType,
 			detected: it.Detected, metadata: it.Metadata, status: it.Status, processedAt: it.ProcessedAt, createdAt: it.CreatedAt}
 	}
-	for _, sa := range d.Analyses {
-		rec := &analysisRec{seq: sa.Seq, input: sa.Input, duration: time.Duration(sa.DurationMs) * time.Millisecond,
+	for i, sa := range d.Analyses {
+		rec := &analysisRec{a: analyses[i], seq: sa.Seq, input: sa.Input, duration: time.Duration(sa.DurationMs) * time.Millisecond,
 			stuck: sa.Stuck, reportDelay: time.Duration(sa.ReportDelay) * time.Millisecond, facts: sa.Facts,
 			changed: make(chan struct{}), reports: map[reportVariant]renderedReport{}}
-		if err := json.Unmarshal(sa.Analysis, &rec.a); err != nil {
-			return nil, fmt.Errorf("mockserver: restoring an analysis: %w", err)
-		}
 		rec.a.Raw = nil
 		rec.input.Items = slices.Clone(rec.input.Items)
 		for i, doc := range rec.input.Items {
@@ -126,5 +132,26 @@ func stateOfSnapshot(d snapshotData) (*state, error) {
 		}
 		st.analyses[rec.a.ID] = rec
 	}
-	return st, nil
+	return st
+}
+
+// digest is a digest of the IDs a snapshot holds and of its sequence
+// number, which names the sequence a seeded ID generator moves on to
+// when the snapshot is restored.
+func (d *snapshotData) digest() uint64 {
+	h := sha256.New()
+	for _, p := range d.Profiles {
+		h.Write([]byte(p.ID + "\x00"))
+	}
+	for _, f := range d.Folders {
+		h.Write([]byte(f.ID + "\x00"))
+	}
+	for _, it := range d.Items {
+		h.Write([]byte(it.ID + "\x00"))
+	}
+	for _, a := range d.Analyses {
+		h.Write(a.Analysis)
+	}
+	_ = binary.Write(h, binary.LittleEndian, d.Seq)
+	return binary.LittleEndian.Uint64(h.Sum(nil))
 }

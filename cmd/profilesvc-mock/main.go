@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/filelimit"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
@@ -81,12 +82,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	shutdown, cancel := context.WithTimeout(context.Background(), f.grace)
 	defer cancel()
 	// Requests still under way when the grace period ends are cut: the
-	// shutdown has done what it should, and says so.
-	if err := srv.Shutdown(shutdown); err != nil {
+	// shutdown has done what it should, and says so. A state that could
+	// not be written is lost: that is a failure.
+	err = srv.Shutdown(shutdown)
+	switch {
+	case errors.Is(err, mockserver.ErrStateNotSaved):
+		return err
+	case err != nil:
 		fmt.Fprintf(stdout, "stopped: %v\n", err)
-		return nil
+	default:
+		fmt.Fprintln(stdout, "stopped")
 	}
-	fmt.Fprintln(stdout, "stopped")
 	return nil
 }
 
@@ -151,7 +157,7 @@ func (f *flags) options(stderr io.Writer) ([]mockserver.Option, error) {
 		opts = append(opts, mockserver.WithStateFile(f.state))
 	}
 	if f.cors != "" {
-		opts = append(opts, mockserver.WithCORS(strings.Split(f.cors, ",")...))
+		opts = append(opts, mockserver.WithCORS(strings.Split(f.cors, ",")...)) // WithCORS trims each
 	}
 	tlsOpt, err := tlsOption(f.tlsCert, f.tlsKey, f.tlsSelfSigned, f.tlsCAOut)
 	if err != nil {
@@ -206,6 +212,10 @@ func printStats(w io.Writer, interval time.Duration) (stop func()) {
 	}
 }
 
+// maxPEMFile is the largest -tls-cert or -tls-key file read: a
+// certificate chain is a few kilobytes.
+const maxPEMFile = 1 << 20
+
 // tlsOption is the server option of the TLS flags, or nil for plain HTTP.
 func tlsOption(certFile, keyFile string, selfSigned bool, caOut string) (mockserver.Option, error) {
 	switch {
@@ -216,7 +226,15 @@ func tlsOption(certFile, keyFile string, selfSigned bool, caOut string) (mockser
 	case caOut != "" && !selfSigned:
 		return nil, errors.New("-tls-ca-out writes the certificate of -tls-self-signed")
 	case certFile != "":
-		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		certPEM, err := filelimit.Read(certFile, maxPEMFile)
+		if err != nil {
+			return nil, fmt.Errorf("-tls-cert: %w", err)
+		}
+		keyPEM, err := filelimit.Read(keyFile, maxPEMFile)
+		if err != nil {
+			return nil, fmt.Errorf("-tls-key: %w", err)
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("-tls-cert: %w", err)
 		}

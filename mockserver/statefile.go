@@ -1,0 +1,230 @@
+package mockserver
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/filelimit"
+)
+
+// The state file (WithStateFile, the binary's -state): a Snapshot of the
+// server's own namespace, checked at start, loaded when it exists, and
+// written at shutdown and on POST /_mock/snapshot, one write at a time,
+// each whole and synced to disk before it replaces the file.
+
+// MaxStateFileSize is the largest state file a server loads: a larger one,
+// or an endless one such as /dev/zero, is refused at start, once that
+// much has been read.
+const MaxStateFileSize = 1 << 30
+
+// ErrStateNotSaved is matched (errors.Is) by the error of Shutdown when
+// the server keeps a state file and could not write it: the state of the
+// run is lost, and the file holds what it held before.
+var ErrStateNotSaved = errors.New("mockserver: the state was not written to the state file")
+
+// WithStateFile keeps the server's state in a file, as the binary's -state
+// does. At start, the server checks that the file can be written (its
+// directory exists and takes a file) and loads it when it exists: a file
+// that does not hold together (see Server.Restore), is larger than
+// MaxStateFileSize or is not a snapshot fails the start, and is left as it
+// was. The state is written at shutdown and on POST /_mock/snapshot, one
+// write at a time, so that the file always holds at least the newest
+// state acknowledged: whole, to a temporary file beside it
+// (".NAME.part", the same each time, so that a crash leaves no more than
+// one, which the next start removes), synced to disk, then renamed over
+// it. When path is a symbolic link, the file it points to is written.
+func WithStateFile(path string) Option {
+	return func(c *config) { c.stateFile = path }
+}
+
+// stateTarget is the file the state is written to: the state file, or
+// the file it points to when it is a symbolic link (followed through as
+// many links as the system allows).
+func stateTarget(path string) (string, error) {
+	p := path
+	for range 40 {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(p), link)
+		}
+		p = link
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// partPath is the temporary file a state is written to before it is
+// renamed over target.
+func partPath(target string) string {
+	return filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+".part")
+}
+
+// prepareStateFile checks, at start, that the state file can be written:
+// it is a regular file or does not exist yet, and a file can be made
+// beside it (the temporary file, left by a crash or made now, is
+// removed).
+func (s *Server) prepareStateFile() error {
+	path := s.cfg.stateFile
+	target, err := stateTarget(path)
+	if err != nil {
+		return fmt.Errorf("the state file %s cannot be written: %w", path, err)
+	}
+	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("the state file %s is not a regular file", path)
+	}
+	part := partPath(target)
+	f, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("the state file %s cannot be written: %w", path, err)
+	}
+	_ = f.Close()
+	if err := os.Remove(part); err != nil {
+		return fmt.Errorf("the state file %s cannot be written: %w", path, err)
+	}
+	return nil
+}
+
+// loadState restores the state file, if the server keeps one and it
+// exists. The file is read within MaxStateFileSize and checked whole
+// before any of it is used.
+func (s *Server) loadState() error {
+	if s.cfg.stateFile == "" {
+		return nil
+	}
+	if err := s.prepareStateFile(); err != nil {
+		return err
+	}
+	path := s.cfg.stateFile
+	f, err := filelimit.Open(path, MaxStateFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the state file: %w", err)
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<20))
+	var snap Snapshot
+	if err := dec.Decode(&snap); err != nil {
+		if err == io.EOF {
+			err = errors.New("it is empty: remove it to start afresh")
+		}
+		return fmt.Errorf("the state file %s: %w", path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("the state file %s: more follows the snapshot", path)
+	}
+	if err := s.Restore(&snap); err != nil {
+		return fmt.Errorf("the state file %s: %w", path, err)
+	}
+	return nil
+}
+
+// saveState writes the state file, if the server keeps one: one write at
+// a time, each taking the state when its turn comes, so that a write
+// never puts an older state over a newer one already acknowledged.
+func (s *Server) saveState() error {
+	if s.cfg.stateFile == "" {
+		return nil
+	}
+	if !s.saveMu.TryLock() {
+		s.stateEvent("queued")
+		s.saveMu.Lock()
+	}
+	defer s.saveMu.Unlock()
+	d := s.Tenant.store.snapshot()
+	target, err := stateTarget(s.cfg.stateFile)
+	if err != nil {
+		return fmt.Errorf("writing the state file: %w", err)
+	}
+	mode := fs.FileMode(0o600)
+	if fi, err := os.Stat(target); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	part := partPath(target)
+	if err := writeStateFile(part, mode, &d); err != nil {
+		_ = os.Remove(part)
+		return fmt.Errorf("writing the state file: %w", err)
+	}
+	s.stateEvent("renaming")
+	if err := os.Rename(part, target); err != nil {
+		_ = os.Remove(part)
+		return fmt.Errorf("writing the state file: %w", err)
+	}
+	syncDir(filepath.Dir(target))
+	return nil
+}
+
+// stateEvent tells the package's tests of a step of a write of the state
+// file.
+func (s *Server) stateEvent(event string) {
+	if s.cfg.stateEvent != nil {
+		s.cfg.stateEvent(event)
+	}
+}
+
+// writeStateFile writes d to the file at path, record by record, and
+// syncs it to disk.
+func writeStateFile(path string, mode fs.FileMode, d *snapshotData) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = writeSnapshot(bw, d)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir syncs a directory, so that a rename in it is on disk; a file
+// system that cannot sync a directory keeps the rename all the same.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// handleSaveState writes the state file now: POST /_mock/snapshot.
+func handleSaveState(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	s := t.srv
+	if t != s.Tenant {
+		return errorf(http.StatusBadRequest, profilesvc.CodeValidation, "only the server's own key's namespace is kept in the state file")
+	}
+	if s.cfg.stateFile == "" {
+		return errorf(http.StatusBadRequest, profilesvc.CodeValidation, "the server keeps no state file: start it with -state FILE (WithStateFile)")
+	}
+	if err := s.saveState(); err != nil {
+		return errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "%v", err)
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"path": s.cfg.stateFile})
+	return nil
+}
