@@ -3,12 +3,12 @@ package mockserver
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/api"
+	"github.com/profilesvc/profilesvc-go/internal/origin"
 )
 
 // publicRoutes are the mock's routes that need no API key: GET (or HEAD)
@@ -53,12 +53,12 @@ func cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := exchangeOf(r)
 		origins := x.srv.cfg.corsOrigins
-		origin := r.Header.Get("Origin")
-		if len(origins) == 0 || origin == "" {
+		from := r.Header.Get("Origin")
+		if len(origins) == 0 || from == "" {
 			next.ServeHTTP(w, r)
 			return
 		}
-		norm, _ := normalOrigin(origin)
+		norm, _ := origin.Normal(from)
 		allowed := slices.Contains(origins, "*") || (norm != "" && slices.Contains(origins, norm))
 		preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
 		// A preflight is the browser's, answered here for WithCORS: the
@@ -68,13 +68,13 @@ func cors(next http.Handler) http.Handler {
 		h.Add("Vary", "Origin")
 		if !allowed {
 			if preflight {
-				writeError(w, errorf(http.StatusForbidden, codeOriginNotAllowed, "origin %q is not allowed (WithCORS, -cors)", origin))
+				writeError(w, errorf(http.StatusForbidden, codeOriginNotAllowed, "origin %q is not allowed (WithCORS, -cors)", from))
 				return
 			}
 			next.ServeHTTP(w, r)
 			return
 		}
-		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Origin", from)
 		if !preflight {
 			h.Set("Access-Control-Expose-Headers", "Content-Disposition, Retry-After, X-Request-Id")
 			next.ServeHTTP(w, r)
@@ -110,29 +110,6 @@ func WithCORS(origins ...string) Option {
 	}
 }
 
-// normalOrigin returns an origin in the form browsers send it (scheme and
-// host in lower case, no default port), or false when s is not an origin:
-// scheme://host[:port], http or https, with no path, query or user.
-func normalOrigin(s string) (string, bool) {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" ||
-		(u.Path != "" && u.Path != "/") {
-		return "", false
-	}
-	scheme := strings.ToLower(u.Scheme)
-	if scheme != "http" && scheme != "https" {
-		return "", false
-	}
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port == "" || (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-		return scheme + "://" + host, true
-	}
-	return scheme + "://" + host + ":" + port, true
-}
-
 // checkCORSOrigins puts the origins WithCORS was given in the form
 // browsers send them, or says which one is not an origin.
 func checkCORSOrigins(origins []string) ([]string, error) {
@@ -145,7 +122,7 @@ func checkCORSOrigins(origins []string) ([]string, error) {
 			out = append(out, o)
 			continue
 		}
-		n, ok := normalOrigin(o)
+		n, ok := origin.Normal(o)
 		if !ok {
 			return nil, fmt.Errorf("CORS origin %q is not an origin: give scheme://host[:port], such as https://app.example, or *", clip(o))
 		}

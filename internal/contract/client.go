@@ -16,6 +16,7 @@ import (
 
 	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
+	"github.com/profilesvc/profilesvc-go/internal/origin"
 )
 
 // client sends the suite's requests and holds every answer to the
@@ -278,7 +279,7 @@ func keyStaysHome(hc *http.Client) *http.Client {
 	c := *hc
 	policy := hc.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if !sameOrigin(req.URL, via[0].URL) {
+		if !origin.Same(req.URL, via[0].URL) {
 			away := &otherOrigin{to: req.URL.Scheme + "://" + req.URL.Host}
 			if req.Response != nil {
 				away.status = req.Response.StatusCode
@@ -305,19 +306,4 @@ type otherOrigin struct {
 
 func (e *otherOrigin) Error() string {
 	return fmt.Sprintf("redirected to another origin (%d to %s): not followed, so that the key stays with the service", e.status, e.to)
-}
-
-// sameOrigin reports whether two URLs have the same scheme, host and port,
-// a missing port being the scheme's own.
-func sameOrigin(a, b *url.URL) bool {
-	port := func(u *url.URL) string {
-		if p := u.Port(); p != "" {
-			return p
-		}
-		if strings.EqualFold(u.Scheme, "https") {
-			return "443"
-		}
-		return "80"
-	}
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
