@@ -280,8 +280,11 @@ func (c *Client) GetAnalysis(ctx context.Context, analysisID string, params *Get
 		return nil, err
 	}
 	if a.ID == "" || !a.Status.valid() {
+		// Masked before the excerpts are cut, which could end within the
+		// key, and after.
+		shown := func(v string) string { return excerpt([]byte(c.secret.mask(v)), 40) }
 		return nil, c.secret.maskErr(fmt.Errorf("%w: GET %s: the answer is not an analysis (id %q, status %q)",
-			ErrMalformedResponse, r.path, excerpt([]byte(a.ID), 40), excerpt([]byte(a.Status), 40)))
+			ErrMalformedResponse, r.path, shown(a.ID), shown(string(a.Status))))
 	}
 	return &a, nil
 }
@@ -357,7 +360,7 @@ func (c *Client) ListAnalyses(ctx context.Context, profileID string, params *Lis
 	if params != nil {
 		start = params.Cursor
 	}
-	return paginate(ctx, start, func(ctx context.Context, cursor string) (*Page[Analysis], error) {
+	return paginate(ctx, c.secret, start, func(ctx context.Context, cursor string) (*Page[Analysis], error) {
 		p := ListAnalysesParams{Cursor: cursor}
 		if params != nil {
 			p.Limit = params.Limit

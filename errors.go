@@ -176,7 +176,9 @@ type APIError struct {
 	// service's error JSON, a description of what came back.
 	Message string
 	// Body is the raw response body, at most 64 KiB of it, with the API
-	// key masked should the server have echoed it.
+	// key masked should the server have echoed it, in any of the forms the
+	// SDK masks (JSON escapes included, so that decoding Body does not
+	// reveal it either).
 	Body []byte
 	// RequestID is the value of the answer's request ID header
 	// (X-Request-Id), if the service sent one.
@@ -263,15 +265,17 @@ func newAPIError(status int, header http.Header, body []byte, secret *secret) *A
 		e.Message = secret.mask(env.Error.Message)
 		return e
 	}
-	// Masked after the excerpt is made: dropping markup and folding space
-	// can join a key that the raw bytes held apart.
-	e.Message = secret.mask(describeBody(status, header.Get("Content-Type"), body))
+	// The excerpt is made from the masked body, since one cut short could
+	// end within the key, where the mask no longer finds it; and masked
+	// again once made.
+	e.Message = secret.mask(describeBody(status, header.Get("Content-Type"), len(body), e.Body))
 	return e
 }
 
-// describeBody says what an answer that is not the service's error JSON
-// held: its status text and, for text, a short printable excerpt.
-func describeBody(status int, contentType string, body []byte) string {
+// describeBody says what an answer of size bytes that is not the service's
+// error JSON held: its status text and, for text, a short printable excerpt
+// of body.
+func describeBody(status int, contentType string, size int, body []byte) string {
 	msg := http.StatusText(status)
 	if msg == "" {
 		msg = "unexpected status"
@@ -285,7 +289,7 @@ func describeBody(status int, contentType string, body []byte) string {
 		mediaType = "unknown content type"
 	}
 	if !strings.HasPrefix(mediaType, "text/") && mediaType != "application/json" {
-		return fmt.Sprintf("%s (%d-byte %s body)", msg, len(body), mediaType)
+		return fmt.Sprintf("%s (%d-byte %s body)", msg, size, mediaType)
 	}
 	return fmt.Sprintf("%s (%s body: %q)", msg, mediaType, excerpt(trimmed, 120))
 }
@@ -328,7 +332,9 @@ func excerpt(b []byte, n int) string {
 }
 
 // AnalysisFailedError is returned by WaitForAnalysis when the analysis ends
-// with status failed. It matches ErrAnalysisFailed.
+// with status failed. It matches ErrAnalysisFailed. Its fields come from
+// the service's answer, with the API key masked should the service have
+// echoed it.
 type AnalysisFailedError struct {
 	// AnalysisID is the analysis that failed.
 	AnalysisID string

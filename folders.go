@@ -78,7 +78,7 @@ func (c *Client) ListFoldersPage(ctx context.Context, profileID string, params *
 //
 // GET /v1/profiles/{profileId}/folders
 func (c *Client) ListFolders(ctx context.Context, profileID string, params *ListFoldersParams, opts ...RequestOption) iter.Seq2[*Folder, error] {
-	return paginate(ctx, params.cursor(), func(ctx context.Context, cursor string) (*Page[Folder], error) {
+	return paginate(ctx, c.secret, params.cursor(), func(ctx context.Context, cursor string) (*Page[Folder], error) {
 		return c.ListFoldersPage(ctx, profileID, params.withCursor(cursor), opts...)
 	})
 }

@@ -3,6 +3,7 @@ package profilesvc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -88,10 +89,17 @@ func (it *Item) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Text returns the content of a text item.
+// Text returns the content of a text item. The error for another item
+// names its type only when it is one of the ItemType constants: an Item
+// holds no API key to mask the service's values with, so it repeats none
+// of them.
 func (it *Item) Text() (string, error) {
-	if it.Type != ItemText {
-		return "", fmt.Errorf("profilesvc: item %s is a %s item, not text", it.ID, it.Type)
+	switch it.Type {
+	case ItemText:
+	case ItemFile, ItemJSON:
+		return "", fmt.Errorf("profilesvc: Item.Text: a %s item, not text", it.Type)
+	default:
+		return "", errors.New("profilesvc: Item.Text: not a text item, but one of a type the SDK does not know")
 	}
 	var s string
 	if err := it.Content.Decode(&s); err != nil {

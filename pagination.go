@@ -97,8 +97,9 @@ func (p *ListParams) withCursor(cursor string) *ListParams {
 // paginate walks the pages that fetch returns, from cursor, yielding each
 // entry. It stops at the first error, which it yields with a nil entry,
 // at the last page, or when the caller stops ranging. A cursor the service
-// returns twice in a row ends the walk with an error rather than a loop.
-func paginate[T any](ctx context.Context, cursor string, fetch func(context.Context, string) (*Page[T], error)) iter.Seq2[*T, error] {
+// returns twice in a row ends the walk with an error rather than a loop;
+// the error shows the cursor with the API key masked.
+func paginate[T any](ctx context.Context, secret *secret, cursor string, fetch func(context.Context, string) (*Page[T], error)) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		for {
 			page, err := fetch(ctx, cursor)
@@ -115,7 +116,7 @@ func paginate[T any](ctx context.Context, cursor string, fetch func(context.Cont
 				return
 			}
 			if page.NextCursor == cursor {
-				yield(nil, errRepeatedCursor(cursor))
+				yield(nil, errRepeatedCursor(secret, cursor))
 				return
 			}
 			cursor = page.NextCursor
@@ -123,6 +124,6 @@ func paginate[T any](ctx context.Context, cursor string, fetch func(context.Cont
 	}
 }
 
-func errRepeatedCursor(cursor string) error {
-	return fmt.Errorf("profilesvc: the service returned cursor %q for the page it names; stopping", cursor)
+func errRepeatedCursor(secret *secret, cursor string) error {
+	return secret.maskErr(fmt.Errorf("profilesvc: the service returned cursor %q for the page it names; stopping", secret.mask(cursor)))
 }

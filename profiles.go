@@ -183,7 +183,7 @@ func (c *Client) ListProfilesPage(ctx context.Context, workflowID string, params
 // GET /v1/workflows/{workflowId}/profiles (inferred: not in the published
 // interface; verified only against this project's mock server)
 func (c *Client) ListProfiles(ctx context.Context, workflowID string, params *ListProfilesParams, opts ...RequestOption) iter.Seq2[*Profile, error] {
-	return paginate(ctx, params.cursor(), func(ctx context.Context, cursor string) (*Page[Profile], error) {
+	return paginate(ctx, c.secret, params.cursor(), func(ctx context.Context, cursor string) (*Page[Profile], error) {
 		return c.ListProfilesPage(ctx, workflowID, params.withCursor(cursor), opts...)
 	})
 }

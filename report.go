@@ -43,10 +43,12 @@ type ReportParams struct {
 type Report struct {
 	// Body gives the PDF's bytes. The caller must close it.
 	Body io.ReadCloser
-	// Filename is the file name the service gave, reduced to a base name;
+	// Filename is the file name the service gave, reduced to a base name,
+	// with the API key masked should the service have echoed it;
 	// "analysis_{id}_report.pdf" if it gave none.
 	Filename string
-	// ContentType is the answer's Content-Type: application/pdf.
+	// ContentType is the answer's Content-Type: application/pdf (with the
+	// API key masked in its parameters, as in Filename).
 	ContentType string
 	// ContentLength is the size in bytes, or -1 when unknown.
 	ContentLength int64
@@ -54,6 +56,10 @@ type Report struct {
 	// name the file SaveFile writes into a directory.
 	Locale         Locale
 	IncludeRawData bool
+
+	// secret masks the API key in the errors of WriteTo and SaveFile; nil
+	// for a Report the caller made.
+	secret *secret
 }
 
 // WriteTo copies the whole report to w and closes the body.
@@ -61,7 +67,7 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 	defer r.Body.Close()
 	n, err := io.Copy(w, r.Body)
 	if err != nil {
-		return n, fmt.Errorf("profilesvc: reading report %s: %w", r.Filename, err)
+		return n, r.secret.maskErr(fmt.Errorf("profilesvc: reading report %s: %w", r.Filename, err))
 	}
 	return n, nil
 }
@@ -86,7 +92,7 @@ func (r *Report) SaveFile(path string) (string, error) {
 	}
 	tmp, err := createPartFile(filepath.Dir(path))
 	if err != nil {
-		return "", fmt.Errorf("profilesvc: saving report: %w", err)
+		return "", r.secret.maskErr(fmt.Errorf("profilesvc: saving report: %w", err))
 	}
 	_, err = r.WriteTo(tmp)
 	if cerr := tmp.Close(); err == nil {
@@ -97,7 +103,7 @@ func (r *Report) SaveFile(path string) (string, error) {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("profilesvc: saving report to %s: %w", path, err)
+		return "", r.secret.maskErr(fmt.Errorf("profilesvc: saving report to %s: %w", path, err))
 	}
 	return path, nil
 }
@@ -175,30 +181,32 @@ func (c *Client) DownloadReport(ctx context.Context, analysisID string, params *
 	magic, _ := br.Peek(5)
 	if mediaType != "application/pdf" || !bytes.Equal(magic, []byte("%PDF-")) {
 		closeBody(resp.Body)
-		return nil, fmt.Errorf("%w: GET %s answered %d with Content-Type %q and a body starting %q",
-			ErrNotPDF, r.path, resp.StatusCode, ct, magic)
+		return nil, c.secret.maskErr(fmt.Errorf("%w: GET %s answered %d with Content-Type %q and a body starting %q",
+			ErrNotPDF, r.path, resp.StatusCode, c.secret.mask(ct), magic))
 	}
 	cc.keepResponse(resp)
 	return &Report{
 		Body:           readCloser{Reader: br, Closer: resp.Body},
-		Filename:       reportFilename(resp.Header.Get("Content-Disposition"), analysisID),
-		ContentType:    ct,
+		Filename:       reportFilename(resp.Header.Get("Content-Disposition"), analysisID, c.secret),
+		ContentType:    c.secret.mask(ct),
 		ContentLength:  resp.ContentLength,
 		Locale:         variant.Locale,
 		IncludeRawData: variant.IncludeRawData,
+		secret:         c.secret,
 	}, nil
 }
 
 // reportFilename takes the file name from a Content-Disposition header,
-// reduced to a base name so that it cannot point elsewhere, with the
-// service's naming as the fallback.
-func reportFilename(disposition, analysisID string) string {
+// with the API key masked (once the header's own encoding is decoded, and
+// before the name is cut), reduced to a base name so that it cannot point
+// elsewhere, with the service's naming as the fallback.
+func reportFilename(disposition, analysisID string, secret *secret) string {
 	fallback := "analysis_" + analysisID + "_report.pdf"
 	_, params, err := mime.ParseMediaType(disposition)
 	if err != nil {
 		return fallback
 	}
-	name := params["filename"]
+	name := secret.mask(params["filename"])
 	name = strings.ReplaceAll(name, "\\", "/")
 	name = filepath.Base(name)
 	if name == "." || name == "/" || name == ".." || name == "" {

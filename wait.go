@@ -179,7 +179,8 @@ func (w *waiter) seen(a *Analysis) (bool, error) {
 		if a.Error != nil {
 			reason = *a.Error
 		}
-		return true, &AnalysisFailedError{AnalysisID: a.ID, Reason: reason}
+		s := w.c.secret
+		return true, &AnalysisFailedError{AnalysisID: s.mask(a.ID), Reason: s.mask(reason)}
 	}
 	return a.Done(), nil
 }

@@ -23,6 +23,7 @@ type TooLargeError struct {
 	Limit int64
 }
 
+// Error names the file and the bound.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s is larger than the limit of %d bytes", e.Path, e.Limit)
 }
