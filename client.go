@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
+	"github.com/profilesvc/profilesvc-go/internal/origin"
 )
 
 // Version is the SDK's version, sent in the User-Agent header.
@@ -273,7 +274,7 @@ func sameHostRedirects(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}
-	if !sameOrigin(req.URL, via[0].URL) {
+	if !origin.Same(req.URL, via[0].URL) {
 		return http.ErrUseLastResponse
 	}
 	return nil
@@ -287,26 +288,11 @@ func keyStaysHome(policy func(*http.Request, []*http.Request) error) func(*http.
 		policy = sameHostRedirects
 	}
 	return func(req *http.Request, via []*http.Request) error {
-		if !sameOrigin(req.URL, via[0].URL) {
+		if !origin.Same(req.URL, via[0].URL) {
 			req.Header.Del("x-api-key")
 		}
 		return policy(req, via)
 	}
-}
-
-// sameOrigin reports whether two URLs have the same scheme, host and port,
-// a missing port being the scheme's own.
-func sameOrigin(a, b *url.URL) bool {
-	port := func(u *url.URL) string {
-		if p := u.Port(); p != "" {
-			return p
-		}
-		if strings.EqualFold(u.Scheme, "https") {
-			return "443"
-		}
-		return "80"
-	}
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
 // BaseURL returns the service address the client sends requests to,

@@ -272,30 +272,6 @@ func TestRedirectToAnotherHostNeverCarriesTheKey(t *testing.T) {
 	assert.Equal(t, http.StatusFound, apiErr.StatusCode)
 }
 
-func TestSameOrigin(t *testing.T) {
-	t.Parallel()
-	u := func(s string) *url.URL {
-		v, err := url.Parse(s)
-		require.NoError(t, err)
-		return v
-	}
-	tests := []struct {
-		a, b string
-		want bool
-	}{
-		{"http://h/x", "http://h/y", true},
-		{"http://h/x", "http://h:80/y", true},
-		{"https://h/x", "https://h:443/y", true},
-		{"http://H/x", "http://h/y", true},
-		{"http://h/x", "https://h/y", false},
-		{"http://h:8080/x", "http://h:8081/y", false},
-		{"http://h/x", "http://g/y", false},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, sameOrigin(u(tt.a), u(tt.b)), "%s %s", tt.a, tt.b)
-	}
-}
-
 func TestWaitForAnalysis_MalformedAnswers(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{"not json", "null", `{"id":"","status":"done"}`, `[]`} {

@@ -20,6 +20,9 @@ func TestSame(t *testing.T) {
 		{"http://a.example:8080", "http://a.example:8081", false},
 		{"http://a.example", "http://b.example", false},
 		{"http://[::1]:80", "http://[::1]", true},
+		{"http://h/x", "http://h/y", true},
+		{"https://h/x", "https://h:443/y", true},
+		{"http://h:8080/x", "http://h:8081/y", false},
 	} {
 		a, _ := url.Parse(tt.a)
 		b, _ := url.Parse(tt.b)
