@@ -26,6 +26,9 @@ var _ Analyzer = Default
 // An analyzer given to mockserver.WithAnalyzer can call Default and
 // adjust its result.
 func Default(ctx context.Context, in Input) (Result, error) {
+	if err := checkBounds(in); err != nil {
+		return Result{}, err
+	}
 	r := newRun(in)
 	r.readDocuments()
 	r.compareFields()
@@ -43,6 +46,7 @@ type run struct {
 	topKeys []string          // the schema's top-level properties, in order
 	fields  []string          // the fields read from the documents
 	byNorm  map[string]string // normKey(field) -> field
+	lookups map[string]bool   // normKey of each top-level property filled from the documents as they show it
 
 	// readDocuments
 	docs    []*doc
@@ -60,7 +64,8 @@ type run struct {
 
 	// runPolicy
 	res            Result
-	failed, warned []string // names of the actions that failed or warned
+	failed, warned []string           // names of the actions that failed or warned
+	citeMemo       map[string][]cited // the passages cited for each list of fields
 
 	// grade
 	score   float64
@@ -80,12 +85,17 @@ type run struct {
 // newRun starts an analysis of in: it reads the fields its schema asks
 // for.
 func newRun(in Input) *run {
-	r := &run{in: in, byNorm: map[string]string{}}
+	r := &run{in: in, byNorm: map[string]string{}, lookups: map[string]bool{}}
 	props, topKeys := schemaProperties(in.Workflow.OutputSchema)
 	r.topKeys = topKeys
 	r.fields = extractedFieldNames(props)
 	for _, f := range r.fields {
 		r.byNorm[normKey(f)] = f
+	}
+	for _, k := range topKeys {
+		if _, ok := computedValues[k]; !ok {
+			r.lookups[normKey(k)] = true
+		}
 	}
 	return r
 }

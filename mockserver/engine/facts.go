@@ -129,9 +129,11 @@ const (
 	factRecNoIssue      = "rec_no_issue"     // none
 )
 
-// say records what text says, as facts, and returns text. The first
-// facts recorded for a text stay: the same text always says the same.
+// say records what text says, as facts, and returns text, cut to
+// MaxTextBytes; the facts are kept under the text so cut. The first facts
+// recorded for a text stay: the same text always says the same.
 func (r *run) say(text string, facts ...Fact) string {
+	text = truncate(text, MaxTextBytes)
 	if r.facts.Sentences == nil {
 		r.facts.Sentences = map[string][]Fact{}
 	}

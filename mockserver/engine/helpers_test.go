@@ -6,8 +6,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -257,4 +259,23 @@ func checkGolden(t *testing.T, name string, res engine.Result) {
 	if diff := cmp.Diff(string(golden), string(got)); diff != "" {
 		t.Errorf("%s (-golden +got):\n%s", path, diff)
 	}
+}
+
+// resultJSON is a result as JSON, facts included.
+func resultJSON(t *testing.T, res engine.Result) []byte {
+	t.Helper()
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	return b
+}
+
+// checkCut checks that got is long cut short to at most max bytes: its
+// longest prefix that ends on a character's boundary, then "…".
+func checkCut(t *testing.T, what, got, long string, max int) {
+	t.Helper()
+	assert.LessOrEqual(t, len(got), max, "%s: bytes", what)
+	assert.Greater(t, len(got), max-len("…")-utf8.UTFMax, "%s: bytes: cut shorter than it needs", what)
+	assert.True(t, utf8.ValidString(got), "%s: not valid UTF-8", what)
+	assert.True(t, strings.HasSuffix(got, "…"), "%s: not marked as cut", what)
+	assert.True(t, strings.HasPrefix(long, strings.TrimSuffix(got, "…")), "%s: not a prefix of the value", what)
 }

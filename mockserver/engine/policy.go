@@ -70,6 +70,7 @@ func (r *run) record(workID int, act PolicyAction, out outcome) {
 	res := &r.res
 	dur := stepDuration(act.ActionName, len(r.docs))
 	verification := stepStatus[out.result]
+	out.answer = truncate(out.answer, MaxTextBytes)
 	entry := profilesvc.AuditLogEntry{
 		WorkID: workID, ActionName: act.ActionName, Category: act.Category, Query: act.Query,
 		Reasoning: out.reasoning, Success: true, Iteration: 1, DurationMs: float64(dur),
@@ -115,28 +116,75 @@ func (r *run) record(workID int, act PolicyAction, out outcome) {
 func (r *run) chunkCount() int {
 	n := 0
 	for _, d := range r.docs {
-		n += len(d.chunks)
+		n += d.chunks
 	}
 	return n
 }
 
+// cited is a passage of a document that holds a field's value.
+type cited struct {
+	doc   *doc
+	chunk chunk
+	field string
+}
+
 // cite returns citations of the passages that hold the given fields'
-// values.
+// values, at most MaxCitations: each document's first ones, a document
+// at a time in turn, listed in document order. Each is new, and its text
+// a copy: a result shares no memory with another, nor with the documents.
 func (r *run) cite(fields []string) []profilesvc.Object {
-	out := []profilesvc.Object{}
-	for _, d := range r.docs {
-		for _, c := range d.chunks {
-			for _, f := range fields {
-				v, ok := d.values[f]
-				if ok && strings.Contains(c.text, v) {
-					out = append(out, profilesvc.Object{
-						"itemId": d.item.ID, "chunkIndex": c.index, "start": c.start, "end": c.end,
-						"text": strings.TrimSpace(c.text), "field": f,
-					})
+	memoKey := strings.Join(fields, "\x00")
+	found, ok := r.citeMemo[memoKey]
+	if !ok {
+		perDoc := make([][]cited, len(r.docs))
+		for i, d := range r.docs {
+			for c := range chunks(d.item.Text) {
+				if len(perDoc[i]) == MaxCitations {
 					break
+				}
+				for _, f := range fields {
+					if v, ok := d.values[f]; ok && strings.Contains(c.text, v) {
+						c.text = strings.Clone(strings.TrimSpace(c.text))
+						perDoc[i] = append(perDoc[i], cited{doc: d, chunk: c, field: f})
+						break
+					}
 				}
 			}
 		}
+		found = takeInTurn(perDoc, MaxCitations)
+		if r.citeMemo == nil {
+			r.citeMemo = map[string][]cited{}
+		}
+		r.citeMemo[memoKey] = found
+	}
+	out := make([]profilesvc.Object, len(found))
+	for i, c := range found {
+		out[i] = profilesvc.Object{
+			"itemId": c.doc.item.ID, "chunkIndex": c.chunk.index, "start": c.chunk.start, "end": c.chunk.end,
+			"text": c.chunk.text, "field": c.field,
+		}
+	}
+	return out
+}
+
+// takeInTurn takes at most max elements of lists: the first of each list
+// in turn, then the second of each, and so on; it returns those taken,
+// list by list, each list's in its order.
+func takeInTurn[T any](lists [][]T, max int) []T {
+	taken := make([]int, len(lists))
+	for n, more := 0, true; more && n < max; {
+		more = false
+		for i := range lists {
+			if n < max && taken[i] < len(lists[i]) {
+				taken[i]++
+				n++
+				more = true
+			}
+		}
+	}
+	var out []T
+	for i, l := range lists {
+		out = append(out, l[:taken[i]]...)
 	}
 	return out
 }

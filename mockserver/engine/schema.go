@@ -36,36 +36,40 @@ func (r *run) fillSchema() (Result, error) {
 // earlier step found for the properties the engine knows, else the first
 // value of that name in the documents.
 func (r *run) valueOf(k string) any {
-	switch k {
-	case "request_id":
-		return r.in.Profile.ID
-	case "review_result":
-		return map[string]any{
-			"final_action": r.action, "final_risk_level": r.level, "final_action_reason": r.actionReason,
-			"final_risk_level_reason": r.riskReason(),
-		}
-	case "extracted_values":
-		return r.extracted
-	case "category_judgements":
-		return r.judgements
-	case "document_validations":
-		return r.validations
-	case "policy_flags":
-		return r.flags
-	case "recommended_next_steps":
-		return r.steps
+	if v, ok := computedValues[k]; ok {
+		return v(r)
 	}
 	return firstValue(r.docs, k)
 }
 
+// computedValues are the top-level properties whose values the steps of
+// an analysis compute, each with what gives its value.
+var computedValues = map[string]func(r *run) any{
+	"request_id": func(r *run) any { return r.in.Profile.ID },
+	"review_result": func(r *run) any {
+		return map[string]any{
+			"final_action": r.action, "final_risk_level": r.level, "final_action_reason": r.actionReason,
+			"final_risk_level_reason": r.riskReason(),
+		}
+	},
+	"extracted_values":       func(r *run) any { return r.extracted },
+	"category_judgements":    func(r *run) any { return r.judgements },
+	"document_validations":   func(r *run) any { return r.validations },
+	"policy_flags":           func(r *run) any { return r.flags },
+	"recommended_next_steps": func(r *run) any { return r.steps },
+}
+
 // schemaProperties returns the properties of a JSON Schema, and their
 // names in order.
+// The key "properties" is matched exactly, as Workflow.Validate and
+// filledSchema match it, not in any case as a struct's field would be.
 func schemaProperties(schema json.RawMessage) (map[string]json.RawMessage, []string) {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
+	var s map[string]json.RawMessage
+	var props map[string]json.RawMessage
+	if json.Unmarshal(schema, &s) == nil {
+		_ = json.Unmarshal(s["properties"], &props)
 	}
-	_ = json.Unmarshal(schema, &s)
-	return s.Properties, sortedKeys(s.Properties)
+	return props, sortedKeys(props)
 }
 
 // extractedFieldNames returns the fields of extracted_values in the schema,
@@ -98,10 +102,8 @@ func extractedFieldNames(props map[string]json.RawMessage) []string {
 func firstValue(docs []*doc, field string) any {
 	nk := normKey(field)
 	for _, d := range docs {
-		for _, kv := range pairs(d.item) {
-			if normKey(kv[0]) == nk {
-				return kv[1]
-			}
+		if v, ok := d.firsts[nk]; ok {
+			return v
 		}
 	}
 	return nil
@@ -115,6 +117,12 @@ func filledSchema(schema json.RawMessage, data map[string]any) json.RawMessage {
 		s = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
 	props, _ := s["properties"].(map[string]any)
+	if props == nil {
+		// Not a schema Workflow.Validate lets through; filled all the
+		// same rather than failing the analysis.
+		props = map[string]any{}
+		s["properties"] = props
+	}
 	for k, v := range data {
 		p, _ := props[k].(map[string]any)
 		if p == nil {

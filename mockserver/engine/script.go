@@ -40,12 +40,17 @@ type Script struct {
 // scriptPattern finds the values of scripted outcomes.
 var scriptPattern = regexp.MustCompile(`mock:(fail|risk|duration|report-delay)=([^\s"',;]+(?:[ \t][^\s"',;:=]+)*)`)
 
+// scriptKeys is how many keys of scriptPattern take a value.
+const scriptKeys = 4
+
 // stuckPattern finds mock:stuck, which has no value.
 var stuckPattern = regexp.MustCompile(`mock:stuck\b`)
 
-// ParseScript reads the scripted outcomes of in's documents.
+// ParseScript reads the scripted outcomes of in's documents. Each value
+// is cut to MaxValueBytes, as a document's values are.
 func ParseScript(in Input) Script {
 	first := map[string]string{}
+	stuck := false
 	for _, it := range in.Items {
 		hay := []string{it.Name, it.Text}
 		if len(it.Metadata) > 0 {
@@ -53,22 +58,27 @@ func ParseScript(in Input) Script {
 			hay = append(hay, string(b))
 		}
 		for _, h := range hay {
-			if stuckPattern.MatchString(h) {
-				first["stuck"] = "true"
-			}
-			for _, m := range scriptPattern.FindAllStringSubmatch(h, -1) {
-				if _, seen := first[m[1]]; !seen {
-					first[m[1]] = m[2]
+			stuck = stuck || stuckPattern.MatchString(h)
+			// One match at a time, until every key has its value: a
+			// document that repeats them costs no more memory.
+			for rest := h; len(first) < scriptKeys; {
+				m := scriptPattern.FindStringSubmatchIndex(rest)
+				if m == nil {
+					break
 				}
+				key := rest[m[2]:m[3]]
+				if _, seen := first[key]; !seen {
+					first[key] = keepValue(rest[m[4]:m[5]])
+				}
+				rest = rest[m[1]:]
 			}
 		}
 	}
-	s := Script{Fail: first["fail"], Risk: first["risk"]}
+	s := Script{Fail: first["fail"], Risk: first["risk"], Stuck: stuck}
 	if d, ok := scriptDuration(first["duration"]); ok {
 		s.Duration, s.HasDuration = d, true
 	}
 	s.ReportDelay, _ = scriptDuration(first["report-delay"])
-	s.Stuck = first["stuck"] != ""
 	return s
 }
 

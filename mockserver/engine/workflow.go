@@ -38,8 +38,10 @@ const DefaultWorkflowID = "wf_default"
 
 // Validate reports what makes w unfit to be stored, or nil: the ID must
 // start with "wf_" and be 4 to 128 characters, an output schema must be a
-// JSON object with an object "properties", and every policy action needs
-// a name and a category. Its messages name the field at fault.
+// JSON object with an object "properties" of at most MaxSchemaFields
+// properties (and as many in its extracted_values), and the policy must
+// have at most MaxPolicyActions actions, each with a name and a category.
+// Its messages name the field at fault.
 func (w Workflow) Validate() error {
 	if !strings.HasPrefix(w.ID, "wf_") || len(w.ID) < 4 || len(w.ID) > 128 {
 		return fmt.Errorf("field \"id\" must start with \"wf_\" and be 4 to 128 characters, got %q", w.ID)
@@ -54,6 +56,12 @@ func (w Workflow) Validate() error {
 		if props := bytes.TrimSpace(schema["properties"]); len(props) == 0 || props[0] != '{' {
 			return fmt.Errorf("field \"outputSchema\" must have an object \"properties\"")
 		}
+		if err := checkSchemaSize(w.OutputSchema); err != nil {
+			return err
+		}
+	}
+	if err := checkPolicySize(w.Policy); err != nil {
+		return err
 	}
 	for i, a := range w.Policy {
 		if strings.TrimSpace(a.ActionName) == "" {
