@@ -34,9 +34,26 @@ func handleAddWorkflow(t *Tenant, w http.ResponseWriter, r *http.Request) *apiEr
 	return nil
 }
 
+// seedMemoryFactor is how many times the size of its body a seed sent to
+// POST /_mock/seed holds in memory while it is read and loaded: the body,
+// its decoded files, and the items made of them.
+const seedMemoryFactor = 3
+
 func handleSeed(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	// A seed is as large as an upload, and takes its memory from the same
+	// budget, so that seeds sent at once never hold more than it.
+	cfg := t.srv.cfg
+	size := cfg.maxUpload
+	if r.ContentLength >= 0 {
+		size = min(r.ContentLength, cfg.maxUpload)
+	}
+	mem := &reservation{budget: t.srv.uploads}
+	defer mem.release()
+	if !mem.take(min(seedMemoryFactor*size, cfg.uploadMemory)) {
+		return uploadMemoryFull()
+	}
 	var s Seed
-	if e := decodeJSON(r, t.srv.cfg.maxUpload, &s); e != nil {
+	if e := decodeJSON(r, cfg.maxUpload, &s); e != nil {
 		return e
 	}
 	for _, p := range s.Profiles {

@@ -307,6 +307,10 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault) (bo
 // applyFaultAnswer carries out a fault's delay and answer.
 func (s *Server) applyFaultAnswer(w http.ResponseWriter, r *http.Request, f Fault) bool {
 	if f.Delay > 0 {
+		// The wait is the server's clock's, which a test may hold for
+		// as long as it likes: no write deadline runs out meanwhile.
+		rc := http.NewResponseController(w)
+		_ = rc.SetWriteDeadline(time.Time{})
 		elapsed := make(chan struct{})
 		stop := s.clock.AfterFunc(f.Delay, func() { close(elapsed) })
 		select {
@@ -318,6 +322,7 @@ func (s *Server) applyFaultAnswer(w http.ResponseWriter, r *http.Request, f Faul
 			stop()
 			return true
 		}
+		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 	}
 	switch {
 	case f.Drop:
@@ -401,11 +406,16 @@ func (w *shapedWriter) trickle(p []byte) (int, error) {
 // (a tenth of a second from 10 bytes a second up); false when the client
 // left.
 func (w *shapedWriter) pause() bool {
+	// A trickle lasts as long as its rate makes it: each step has a
+	// write deadline of its own, and none runs during a pause.
+	rc := http.NewResponseController(w.ResponseWriter)
+	_ = rc.SetWriteDeadline(time.Time{})
 	elapsed := make(chan struct{})
 	step := max(1, w.fault.BytesPerSecond/10)
 	stop := w.clock.AfterFunc(time.Duration(step)*time.Second/time.Duration(w.fault.BytesPerSecond), func() { close(elapsed) })
 	select {
 	case <-elapsed:
+		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 		return true
 	case <-w.ctx.Context().Done():
 		stop()

@@ -437,7 +437,7 @@ func TestCORS_OriginsAsBrowsersSendThem(t *testing.T) {
 		pre := send(t, srv, request{Method: "OPTIONS", Path: "/v1/workflows/wf_default/profiles", Key: noKey, Header: h})
 		assert.Equal(t, 403, pre.Status, "a preflight from %s, not allowed: %s", origin, pre)
 	}
-	for _, bad := range []string{"a.example", "https://a.example/app", "ftp://a.example", "https://user@a.example"} {
+	for _, bad := range []string{"a.example", "https://a.example/app", "ftp://a.example", "https://user@a.example", "http://bücher.example", "http://a.example:99999", ","} {
 		_, err := mockserver.Start("127.0.0.1:0", mockserver.WithCORS(bad))
 		assert.Error(t, err, "WithCORS(%q)", bad)
 	}

@@ -31,9 +31,9 @@ type idGen struct {
 	mu  sync.Mutex
 	pcg *rand.PCG  // nil: crypto/rand
 	rng *rand.Rand // draws from pcg
-	// seed and stream are those the seeded generator was made with, for
-	// moveOn.
-	seed, stream uint64
+	// seed and stream are those the seeded generator was made with, and
+	// moves how many times it has moved on, for moveOn.
+	seed, stream, moves uint64
 }
 
 // newIDGen returns a generator drawing from crypto/rand, or, with a seed,
@@ -49,18 +49,22 @@ func newIDGen(seed *uint64, stream uint64) *idGen {
 }
 
 // moveOn moves a seeded generator to a sequence of its own for a restored
-// state, named by digest (a digest of the IDs the state holds): a server
-// started with the same seed would otherwise draw again the IDs of the
-// records it restored. The same seed and the same state give the same
-// sequence, so that golden runs across a restart stay stable. A generator
-// drawing from crypto/rand needs no moving.
+// state, named by digest (a digest of the IDs the state holds) and by how
+// many times the generator has moved on before: a server started with
+// the same seed would otherwise draw again the IDs of the records it
+// restored, and a second restore of the same state would draw again the
+// IDs drawn since the first (request IDs in the record, IDs of other
+// tenants' records, which the restore keeps). The same seed and the same
+// restores give the same sequence, so that golden runs across a restart
+// stay stable. A generator drawing from crypto/rand needs no moving.
 func (g *idGen) moveOn(digest uint64) {
 	if g.pcg == nil {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.pcg.Seed(g.seed^digest, g.seed^g.stream^bits.RotateLeft64(digest, 32)^1)
+	g.moves++
+	g.pcg.Seed(g.seed^digest^bits.RotateLeft64(g.moves, 17), g.seed^g.stream^bits.RotateLeft64(digest, 32)^g.moves)
 }
 
 // next returns prefix followed by 20 random characters.

@@ -142,11 +142,20 @@ func sortKey(sortBy, name string, created, updated time.Time, seq int64) string 
 	case "name":
 		k = strings.ToLower(name)
 	case "updatedAt":
-		k = fmt.Sprintf("%020d", updated.UnixNano())
+		k = timeKey(updated)
 	default:
-		k = fmt.Sprintf("%020d", created.UnixNano())
+		k = timeKey(created)
 	}
 	return fmt.Sprintf("%s\x00%020d", k, seq)
+}
+
+// timeKey is a time as a string that sorts as the times do, for any time
+// a record can hold (years 1 to 9999 and beyond): seconds counted from
+// the year 1, then nanoseconds. UnixNano would overflow past 2262, and
+// its negative values before 1970 would sort backwards as strings.
+func timeKey(t time.Time) string {
+	const fromYearOne = 62135596800 // seconds from 0001-01-01 to 1970-01-01
+	return fmt.Sprintf("%020d.%09d", t.Unix()+fromYearOne, t.Nanosecond())
 }
 
 // keyed is an entry of a listing with its sort key.

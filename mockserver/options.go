@@ -74,12 +74,20 @@ func defaultConfig() config {
 	}
 }
 
+// maxRunDuration is the longest an analysis runs, or waits for its
+// report: what a state file can hold.
+const maxRunDuration = 365 * 24 * time.Hour
+
 func (c *config) validate() error {
 	switch {
 	case c.analysisDuration < 0:
 		return fmt.Errorf("analysis duration %v is negative", c.analysisDuration)
 	case c.reportDelay < 0:
 		return fmt.Errorf("report delay %v is negative", c.reportDelay)
+	case c.analysisDuration > maxRunDuration:
+		return fmt.Errorf("analysis duration %v is longer than a year, the longest a state file keeps", c.analysisDuration)
+	case c.reportDelay > maxRunDuration:
+		return fmt.Errorf("report delay %v is longer than a year, the longest a state file keeps", c.reportDelay)
 	case c.maxJSONBody <= 0:
 		return fmt.Errorf("JSON body limit %d must be positive", c.maxJSONBody)
 	case c.maxUpload <= 0:

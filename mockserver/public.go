@@ -113,6 +113,9 @@ func WithCORS(origins ...string) Option {
 // checkCORSOrigins puts the origins WithCORS was given in the form
 // browsers send them, or says which one is not an origin.
 func checkCORSOrigins(origins []string) ([]string, error) {
+	if len(origins) > 0 && !slices.ContainsFunc(origins, func(o string) bool { return o != "" }) {
+		return nil, fmt.Errorf("CORS: no origin given: give scheme://host[:port], such as https://app.example, or *")
+	}
 	out := make([]string, 0, len(origins))
 	for _, o := range origins {
 		if o == "" {
@@ -124,7 +127,7 @@ func checkCORSOrigins(origins []string) ([]string, error) {
 		}
 		n, ok := origin.Normal(o)
 		if !ok {
-			return nil, fmt.Errorf("CORS origin %q is not an origin: give scheme://host[:port], such as https://app.example, or *", clip(o))
+			return nil, fmt.Errorf("CORS origin %q is not an origin: give scheme://host[:port], such as https://app.example (an international name in its xn-- form), or *", clip(o))
 		}
 		out = append(out, n)
 	}

@@ -89,12 +89,12 @@ func (t *Tenant) FailAnalysis(analysisID, message string) error {
 // finish ends an analysis: failed with *failMsg, or by running the engine
 // (the server's analyzer, or the default), outside the lock.
 func (t *Tenant) finish(analysisID string, failMsg *string) error {
-	in, e := t.store.runInput(analysisID)
+	in, epoch, e := t.store.runInput(analysisID)
 	if e != nil {
 		return e
 	}
 	res, runErr := t.srv.analyze(analysisID, in, failMsg)
-	t.store.finish(analysisID, in, res, runErr)
+	t.store.finish(analysisID, epoch, in, res, runErr)
 	return nil
 }
 

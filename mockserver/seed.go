@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/internal/filelimit"
@@ -112,15 +111,4 @@ func LoadSeedFile(path string) (*Seed, error) {
 		}
 	}
 	return &s, nil
-}
-
-// checkFixedID validates a caller-chosen ID.
-func checkFixedID(id, prefix string, taken bool) *apiError {
-	if !strings.HasPrefix(id, prefix) || len(id) <= len(prefix) || len(id) > 128 || strings.ContainsAny(id, "/?# ") {
-		return validation("field \"id\" must start with %q and hold no /, ?, # or space, got %q", prefix, id)
-	}
-	if taken {
-		return validation("field \"id\": %q is already in use", id)
-	}
-	return nil
 }

@@ -97,6 +97,11 @@ func NewTest(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
+// writeTimeout is how long an answer may take to write, from the end of
+// its request; a long poll, an injected delay and a trickled answer
+// extend it for as long as they last.
+const writeTimeout = time.Minute
+
 // Start starts a server listening on addr ("127.0.0.1:8080"; port 0 picks
 // a free port), as the profilesvc-mock binary does.
 func Start(addr string, opts ...Option) (*Server, error) {
@@ -124,7 +129,7 @@ func Start(addr string, opts ...Option) (*Server, error) {
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
-		WriteTimeout:      time.Minute, // long polls extend their own
+		WriteTimeout:      writeTimeout, // long polls, delays and trickles extend their own
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		// HTTP/1.1 only, as httptest serves by default: a non-nil, empty

@@ -19,6 +19,9 @@ import (
 // UnmarshalJSON). Faults and the request record are not part of it.
 type Snapshot struct {
 	data snapshotData
+	// decoded is true for a snapshot UnmarshalJSON made: one from outside
+	// the server, which Restore holds to the document whole.
+	decoded bool
 }
 
 // snapshotData is what a Snapshot holds, in the form it is encoded in.
@@ -168,7 +171,7 @@ func (s *Snapshot) UnmarshalJSON(b []byte) error {
 	if d.Version != snapshotVersion {
 		return fmt.Errorf("mockserver: a snapshot of version %d, not %d", d.Version, snapshotVersion)
 	}
-	s.data = d
+	s.data, s.decoded = d, true
 	return nil
 }
 
@@ -193,8 +196,12 @@ func (s *Server) Snapshot() (*Snapshot, error) {
 // records with well-formed IDs of their kind, none twice; every reference
 // (a folder's profile, an item's folder, an analysis's profile, and the
 // lists that name them) there and returned; analyses in states the
-// interface document names. The error names the first problem, its record
-// and its field.
+// interface document names; each field by the rules the API applies to
+// it. A snapshot decoded from JSON (UnmarshalJSON, a state file) also has
+// each analysis held to the Analysis schema of api/openapi.yaml. The
+// error names the first problem, its record and its field. An analysis
+// run, or a report rendering, begun before the Restore never lands in the
+// restored state.
 //
 // Under WithIDSeed, the server's IDs (and request IDs) then go on from a
 // sequence of the snapshot's own, the same for the same seed and
@@ -204,7 +211,7 @@ func (s *Server) Restore(snap *Snapshot) error {
 	if snap == nil {
 		return fmt.Errorf("mockserver: Restore: no snapshot")
 	}
-	if err := s.Tenant.store.restore(snap.data, true); err != nil {
+	if err := s.Tenant.store.restore(snap.data, true, snap.decoded); err != nil {
 		return err
 	}
 	s.reqIDs.moveOn(snap.data.digest())

@@ -1,29 +1,32 @@
 package mockserver
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+	"time"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
 )
 
 // A snapshot is checked as a whole before any of it is used (Restore, a
-// state file): every record well formed, every reference between records
-// there and returned, every workflow fit for the engine, every counter
-// with room to count. A state file that does not hold together is refused
-// naming its first problem, the record and the field, rather than loaded
-// to answer 500 later and be written back at shutdown.
+// state file): every record well formed by the rules the API applies
+// (rules.go), every reference between records there and returned, every
+// workflow fit for the engine, every counter with room to count, and, for
+// a snapshot decoded from JSON, every analysis one the service could
+// give (the Analysis schema of api/openapi.yaml). A state file that does
+// not hold together is refused naming its first problem, the record and
+// the field, rather than loaded to answer 500 later and be written back
+// at shutdown. The check takes time linear in the snapshot's size.
 
-// Bounds of a snapshot's numbers: a creation sequence number leaves room
-// for as many records again, and a duration fits a time.Duration many
-// times over.
+// Bounds of a snapshot's numbers: creation sequence numbers stay exact in
+// JSON, and a run lasts at most maxRunDuration.
 const (
 	maxSnapshotSeq        = 1 << 53
-	maxSnapshotDurationMs = 365 * 24 * 60 * 60 * 1000
+	maxSnapshotDurationMs = int64(maxRunDuration / time.Millisecond)
 )
 
 // snapshotProblem is the first problem of a snapshot: the record (its
@@ -42,34 +45,43 @@ func (p *snapshotProblem) Error() string {
 // snapshotChecker checks a snapshot's records, with the indexes of what
 // it has seen.
 type snapshotChecker struct {
-	d         *snapshotData
-	workflows map[string]bool
-	profiles  map[string]*snapshotProfile
-	folders   map[string]*snapshotFolder
-	items     map[string]*snapshotItem
-	analyses  map[string]*profilesvc.Analysis
-	seqs      map[int64]string // creation sequence number -> the record that has it
+	d           *snapshotData
+	schemaCheck bool // hold each analysis to the Analysis schema
+	workflows   map[string]bool
+	profiles    map[string]*snapshotProfile
+	folders     map[string]*snapshotFolder
+	items       map[string]*snapshotItem
+	analyses    map[string]*profilesvc.Analysis
+	seqs        map[int64]string // creation sequence number -> the record that has it
+	// listedBy maps each child a record's list names to that record's
+	// ID: a folder to the profile that lists it, an item to its folder,
+	// an analysis to its profile.
+	listedBy map[string]string
 	// decoded are the snapshot's analyses, decoded, in its order.
 	decoded []profilesvc.Analysis
 }
 
 // checkSnapshot returns the first problem of d, or nil when it holds
-// together, with its analyses decoded, in its order.
-func checkSnapshot(d *snapshotData) ([]profilesvc.Analysis, error) {
+// together, with its analyses decoded, in its order. schemaCheck holds
+// each analysis to the Analysis schema of api/openapi.yaml, for a
+// snapshot that comes from outside the server.
+func checkSnapshot(d *snapshotData, schemaCheck bool) ([]profilesvc.Analysis, error) {
 	c := &snapshotChecker{
-		d:         d,
-		workflows: map[string]bool{},
-		profiles:  map[string]*snapshotProfile{},
-		folders:   map[string]*snapshotFolder{},
-		items:     map[string]*snapshotItem{},
-		analyses:  map[string]*profilesvc.Analysis{},
-		seqs:      map[int64]string{},
-		decoded:   make([]profilesvc.Analysis, len(d.Analyses)),
+		d:           d,
+		schemaCheck: schemaCheck,
+		workflows:   map[string]bool{},
+		profiles:    map[string]*snapshotProfile{},
+		folders:     map[string]*snapshotFolder{},
+		items:       map[string]*snapshotItem{},
+		analyses:    map[string]*profilesvc.Analysis{},
+		seqs:        map[int64]string{},
+		listedBy:    map[string]string{},
+		decoded:     make([]profilesvc.Analysis, len(d.Analyses)),
 	}
 	if d.Seq < 0 || d.Seq > maxSnapshotSeq {
 		return nil, &snapshotProblem{record: "the snapshot", field: "seq", problem: fmt.Sprintf("must be from 0 to %d, got %d", int64(maxSnapshotSeq), d.Seq)}
 	}
-	for _, step := range []func() *snapshotProblem{c.checkWorkflows, c.indexRecords, c.checkParents, c.checkFields, c.checkLinks} {
+	for _, step := range []func() *snapshotProblem{c.checkWorkflows, c.indexRecords, c.checkParents, c.checkFields, c.checkLists, c.checkLinks} {
 		if p := step(); p != nil {
 			return nil, p
 		}
@@ -104,25 +116,22 @@ func (c *snapshotChecker) indexRecords() *snapshotProblem {
 	d := c.d
 	for i := range d.Profiles {
 		p := &d.Profiles[i]
-		rec := recordName("profiles", i, p.ID)
-		if pr := c.index(rec, p.ID, p.Seq, c.profiles[p.ID] != nil, "pf_"); pr != nil {
+		if pr := c.index(recordName("profiles", i, p.ID), p.ID, p.Seq, c.profiles[p.ID] != nil, "pf_"); pr != nil {
 			return pr
 		}
 		c.profiles[p.ID] = p
 	}
 	for i := range d.Folders {
 		f := &d.Folders[i]
-		rec := recordName("folders", i, f.ID)
-		if pr := c.index(rec, f.ID, f.Seq, c.folders[f.ID] != nil, "fld_", "fd_"); pr != nil {
+		if pr := c.index(recordName("folders", i, f.ID), f.ID, f.Seq, c.folders[f.ID] != nil, "fld_", "fd_"); pr != nil {
 			return pr
 		}
 		c.folders[f.ID] = f
 	}
 	for i := range d.Items {
 		it := &d.Items[i]
-		rec := recordName("items", i, it.ID)
 		// Items have no creation sequence number of their own.
-		if pr := c.index(rec, it.ID, -1, c.items[it.ID] != nil, "item_"); pr != nil {
+		if pr := c.index(recordName("items", i, it.ID), it.ID, -1, c.items[it.ID] != nil, "item_"); pr != nil {
 			return pr
 		}
 		c.items[it.ID] = it
@@ -132,8 +141,7 @@ func (c *snapshotChecker) indexRecords() *snapshotProblem {
 		if err := json.Unmarshal(sa.Analysis, a); err != nil {
 			return &snapshotProblem{record: fmt.Sprintf("analyses[%d]", i), field: "analysis", problem: fmt.Sprintf("is not an analysis: %v", err)}
 		}
-		rec := recordName("analyses", i, a.ID)
-		if pr := c.index(rec, a.ID, sa.Seq, c.analyses[a.ID] != nil, "analysis_"); pr != nil {
+		if pr := c.index(recordName("analyses", i, a.ID), a.ID, sa.Seq, c.analyses[a.ID] != nil, "analysis_"); pr != nil {
 			return pr
 		}
 		c.analyses[a.ID] = a
@@ -195,13 +203,23 @@ func (c *snapshotChecker) checkParents() *snapshotProblem {
 // checkFields checks each record's own fields.
 func (c *snapshotChecker) checkFields() *snapshotProblem {
 	for i := range c.d.Profiles {
-		if p := &c.d.Profiles[i]; checkName("name", p.Name) != nil {
-			return &snapshotProblem{record: recordName("profiles", i, p.ID), field: "name", problem: fmt.Sprintf("must be 1 to %d characters of valid UTF-8", maxNameLength)}
+		p := &c.d.Profiles[i]
+		rec := recordName("profiles", i, p.ID)
+		if e := checkName("name", p.Name); e != nil {
+			return &snapshotProblem{record: rec, problem: e.message}
+		}
+		if pr := checkTimes(rec, p.CreatedAt, p.UpdatedAt); pr != nil {
+			return pr
 		}
 	}
 	for i := range c.d.Folders {
-		if f := &c.d.Folders[i]; checkName("name", f.Name) != nil {
-			return &snapshotProblem{record: recordName("folders", i, f.ID), field: "name", problem: fmt.Sprintf("must be 1 to %d characters of valid UTF-8", maxNameLength)}
+		f := &c.d.Folders[i]
+		rec := recordName("folders", i, f.ID)
+		if e := checkName("name", f.Name); e != nil {
+			return &snapshotProblem{record: rec, problem: e.message}
+		}
+		if pr := checkTimes(rec, f.CreatedAt, f.UpdatedAt); pr != nil {
+			return pr
 		}
 	}
 	for i := range c.d.Items {
@@ -217,142 +235,96 @@ func (c *snapshotChecker) checkFields() *snapshotProblem {
 	return nil
 }
 
-// checkItemFields checks an item's own fields.
-func checkItemFields(rec string, it *snapshotItem) *snapshotProblem {
+// checkTimes checks that a record's creation and update times are set:
+// the document requires both of every record.
+func checkTimes(rec string, created, updated time.Time) *snapshotProblem {
 	switch {
-	case it.Name == "" || !utf8.ValidString(it.Name) || utf8.RuneCountInString(it.Name) > maxNameLength:
-		return &snapshotProblem{record: rec, field: "name", problem: fmt.Sprintf("must be 1 to %d characters of valid UTF-8", maxNameLength)}
-	case it.Status == "" || len(it.Status) > maxNameLength:
-		return &snapshotProblem{record: rec, field: "status", problem: fmt.Sprintf("must be 1 to %d characters", maxNameLength)}
-	case !utf8.ValidString(it.ContentType) || len(it.ContentType) > maxNameLength || strings.ContainsFunc(it.ContentType, unicode.IsControl):
-		return &snapshotProblem{record: rec, field: "contentType", problem: fmt.Sprintf("must be at most %d characters of valid UTF-8, with no control character", maxNameLength)}
-	}
-	if why := badItemContent(it); why != "" {
-		return &snapshotProblem{record: rec, field: "content", problem: why}
+	case created.IsZero():
+		return &snapshotProblem{record: rec, field: "createdAt", problem: "is required"}
+	case updated.IsZero():
+		return &snapshotProblem{record: rec, field: "updatedAt", problem: "is required"}
 	}
 	return nil
 }
 
-// checkLinks checks that the records hold together: each is listed by
-// its parent, once, and by no other; a profile's default folder is first
-// in its list, and alone; an item's profile is its folder's; a profile
-// has one running analysis at most.
-func (c *snapshotChecker) checkLinks() *snapshotProblem {
-	for i := range c.d.Profiles {
-		if pr := c.checkProfileLists(i); pr != nil {
-			return pr
-		}
+// checkItemFields checks an item's own fields, by the rules of the API:
+// its name, status and content type, and its content and bytes as a text
+// or JSON item's are made.
+func checkItemFields(rec string, it *snapshotItem) *snapshotProblem {
+	if e := checkName("name", it.Name); e != nil {
+		return &snapshotProblem{record: rec, problem: e.message}
 	}
-	for i := range c.d.Folders {
-		f := &c.d.Folders[i]
-		rec := recordName("folders", i, f.ID)
-		if !slices.Contains(c.profiles[f.ProfileID].FolderIDs, f.ID) {
-			return &snapshotProblem{record: rec, field: "profileId", problem: fmt.Sprintf("names profile %q, which does not list the folder", f.ProfileID)}
-		}
-		if pr := listed(rec, "itemIds", "item", "folder", f.ItemIDs, func(id string) (exists, mine bool) {
-			it := c.items[id]
-			return it != nil, it != nil && it.FolderID == f.ID
-		}); pr != nil {
-			return pr
-		}
+	if why := badItemStatus(it.Status); why != "" {
+		return &snapshotProblem{record: rec, field: "status", problem: why}
 	}
-	for i := range c.d.Items {
-		it := &c.d.Items[i]
-		rec := recordName("items", i, it.ID)
-		f := c.folders[it.FolderID]
-		switch {
-		case !slices.Contains(f.ItemIDs, it.ID):
-			return &snapshotProblem{record: rec, field: "folderId", problem: fmt.Sprintf("names folder %q, which does not list the item", it.FolderID)}
-		case it.ProfileID != f.ProfileID:
-			return &snapshotProblem{record: rec, field: "profileId", problem: fmt.Sprintf("must be that of its folder, %q", f.ProfileID)}
-		}
+	if why := badContentType(it.ContentType); why != "" {
+		return &snapshotProblem{record: rec, field: "contentType", problem: why}
 	}
-	running := map[string]string{} // profile -> its running analysis
-	for i := range c.decoded {
-		a := &c.decoded[i]
-		rec := recordName("analyses", i, a.ID)
-		if !slices.Contains(c.profiles[a.ProfileID].AnalysisIDs, a.ID) {
-			return &snapshotProblem{record: rec, field: "analysis.profileId", problem: fmt.Sprintf("names profile %q, which does not list the analysis", a.ProfileID)}
-		}
-		if a.Status.IsTerminal() {
-			continue
-		}
-		if other, ok := running[a.ProfileID]; ok {
-			return &snapshotProblem{record: rec, field: "analysis.status", problem: fmt.Sprintf("is %s, as is analysis %q of the same profile", a.Status, other)}
-		}
-		running[a.ProfileID] = a.ID
+	if it.CreatedAt.IsZero() {
+		return &snapshotProblem{record: rec, field: "createdAt", problem: "is required"}
 	}
-	return nil
-}
-
-// checkProfileLists checks the i-th profile's lists of folders and
-// analyses.
-func (c *snapshotChecker) checkProfileLists(i int) *snapshotProblem {
-	p := &c.d.Profiles[i]
-	rec := recordName("profiles", i, p.ID)
-	if len(p.FolderIDs) == 0 {
-		return &snapshotProblem{record: rec, field: "folderIds", problem: "must list the profile's default folder"}
-	}
-	if pr := listed(rec, "folderIds", "folder", "profile", p.FolderIDs, func(id string) (exists, mine bool) {
-		f := c.folders[id]
-		return f != nil, f != nil && f.ProfileID == p.ID
-	}); pr != nil {
-		return pr
-	}
-	for j, fid := range p.FolderIDs {
-		if c.folders[fid].IsDefault != (j == 0) {
-			return &snapshotProblem{record: rec, field: fmt.Sprintf("folderIds[%d]", j), problem: "must name the default folder first, and it alone"}
-		}
-	}
-	return listed(rec, "analysisIds", "analysis", "profile", p.AnalysisIDs, func(id string) (exists, mine bool) {
-		a := c.analyses[id]
-		return a != nil, a != nil && a.ProfileID == p.ID
-	})
-}
-
-// listed checks a record's list of its children, of a kind: each there,
-// the record's (not of another parent of its kind), and listed once.
-func listed(rec, field, kind, parentKind string, ids []string, find func(id string) (exists, mine bool)) *snapshotProblem {
-	seen := map[string]bool{}
-	for j, id := range ids {
-		f := fmt.Sprintf("%s[%d]", field, j)
-		exists, mine := find(id)
-		switch {
-		case !exists:
-			return &snapshotProblem{record: rec, field: f, problem: fmt.Sprintf("names %s %q, which the snapshot does not hold", kind, clip(id))}
-		case !mine:
-			return &snapshotProblem{record: rec, field: f, problem: fmt.Sprintf("names %s %q, of another %s", kind, id, parentKind)}
-		case seen[id]:
-			return &snapshotProblem{record: rec, field: f, problem: fmt.Sprintf("names %s %q again", kind, id)}
-		}
-		seen[id] = true
-	}
-	return nil
-}
-
-// badItemContent says what is wrong with an item's content for its type,
-// or "".
-func badItemContent(it *snapshotItem) string {
 	switch it.Type {
 	case profilesvc.ItemFile:
 		if len(it.Content) > 0 {
-			return "must be absent for a file item"
+			return &snapshotProblem{record: rec, field: "content", problem: "must be absent for a file item"}
 		}
 	case profilesvc.ItemText, profilesvc.ItemJSON:
-		if _, _, e := checkItemContent(it.Type, it.Content); e != nil {
-			return strings.TrimPrefix(e.message, "field \"content\" ")
+		_, data, e := checkItemContent(it.Type, it.Content)
+		if e != nil {
+			return &snapshotProblem{record: rec, problem: e.message}
+		}
+		if !bytes.Equal(data, it.Data) {
+			return &snapshotProblem{record: rec, field: "data", problem: fmt.Sprintf("must be the bytes of the %s item's content", it.Type)}
 		}
 	default:
-		return fmt.Sprintf("belongs to an item of type %q: the type must be file, text or json", clip(string(it.Type)))
+		return &snapshotProblem{record: rec, field: "type", problem: fmt.Sprintf("must be file, text or json, not %q", clip(string(it.Type)))}
 	}
-	return ""
+	return nil
 }
 
 // checkAnalysisFields checks an analysis's own fields and its run: a
 // status and a verification status of the document, the results a
-// completed one has, durations a clock can count, and the workflow it
-// runs with fit for the engine.
+// completed one has, the items it names, durations a clock can count,
+// the workflow it runs with fit for the engine, and, with schemaCheck,
+// the whole analysis one the service could give.
 func (c *snapshotChecker) checkAnalysisFields(rec string, sa *snapshotAnalysis, a *profilesvc.Analysis) *snapshotProblem {
+	if pr := checkAnalysisState(rec, a); pr != nil {
+		return pr
+	}
+	switch {
+	case sa.DurationMs < 0 || sa.DurationMs > maxSnapshotDurationMs:
+		return &snapshotProblem{record: rec, field: "durationMs", problem: fmt.Sprintf("must be from 0 to %d, got %d", maxSnapshotDurationMs, sa.DurationMs)}
+	case sa.ReportDelay < 0 || sa.ReportDelay > maxSnapshotDurationMs:
+		return &snapshotProblem{record: rec, field: "reportDelayMs", problem: fmt.Sprintf("must be from 0 to %d, got %d", maxSnapshotDurationMs, sa.ReportDelay)}
+	}
+	// The items it names, as the report and the engine show them.
+	for j, t := range a.TargetItems {
+		if e := checkName("name", t.Name); e != nil {
+			return &snapshotProblem{record: rec, field: fmt.Sprintf("analysis.targetItems[%d].name", j), problem: e.message}
+		}
+	}
+	for j, it := range sa.Input.Items {
+		if e := checkName("name", it.Name); e != nil {
+			return &snapshotProblem{record: rec, field: fmt.Sprintf("input.Items[%d].Name", j), problem: e.message}
+		}
+	}
+	// The workflow the run was started with, which the engine runs with.
+	w := sa.Input.Workflow
+	if w.ID == "" {
+		w.ID = c.profiles[a.ProfileID].WorkflowID
+	}
+	if err := w.Validate(); err != nil {
+		return &snapshotProblem{record: rec, field: "input.Workflow", problem: err.Error()}
+	}
+	if c.schemaCheck {
+		return checkAnalysisSchema(rec, sa.Analysis)
+	}
+	return nil
+}
+
+// checkAnalysisState checks an analysis's status, verification status and
+// the fields its status requires.
+func checkAnalysisState(rec string, a *profilesvc.Analysis) *snapshotProblem {
 	switch {
 	case !validAnalysisStatus(a.Status):
 		return &snapshotProblem{record: rec, field: "analysis.status", problem: fmt.Sprintf("must be pending, processing, completed or failed, not %q", clip(string(a.Status)))}
@@ -360,6 +332,8 @@ func (c *snapshotChecker) checkAnalysisFields(rec string, sa *snapshotAnalysis, 
 		return &snapshotProblem{record: rec, field: "analysis.verificationStatus", problem: fmt.Sprintf("must be pending_review, approved or rejected, not %q", clip(string(a.VerificationStatus)))}
 	case a.RequestedAt.IsZero():
 		return &snapshotProblem{record: rec, field: "analysis.requestedAt", problem: "is required"}
+	case a.CreatedAt.IsZero():
+		return &snapshotProblem{record: rec, field: "analysis.createdAt", problem: "is required"}
 	case a.Status == profilesvc.AnalysisFailed && a.Error == nil:
 		return &snapshotProblem{record: rec, field: "analysis.error", problem: "is required of a failed analysis"}
 	case a.Status != profilesvc.AnalysisCompleted && a.PrimaryReportID != nil:
@@ -370,18 +344,123 @@ func (c *snapshotChecker) checkAnalysisFields(rec string, sa *snapshotAnalysis, 
 		return &snapshotProblem{record: rec, field: "analysis.riskAssessment", problem: "is required of a completed analysis"}
 	case a.Status == profilesvc.AnalysisCompleted && a.SystemMetadata == nil:
 		return &snapshotProblem{record: rec, field: "analysis.systemMetadata", problem: "is required of a completed analysis"}
-	case sa.DurationMs < 0 || sa.DurationMs > maxSnapshotDurationMs:
-		return &snapshotProblem{record: rec, field: "durationMs", problem: fmt.Sprintf("must be from 0 to %d, got %d", int64(maxSnapshotDurationMs), sa.DurationMs)}
-	case sa.ReportDelay < 0 || sa.ReportDelay > maxSnapshotDurationMs:
-		return &snapshotProblem{record: rec, field: "reportDelayMs", problem: fmt.Sprintf("must be from 0 to %d, got %d", int64(maxSnapshotDurationMs), sa.ReportDelay)}
 	}
-	// The workflow the run was started with, which the engine runs with.
-	w := sa.Input.Workflow
-	if w.ID == "" {
-		w.ID = c.profiles[a.ProfileID].WorkflowID
+	return nil
+}
+
+// checkAnalysisSchema holds an analysis's JSON to the Analysis schema of
+// api/openapi.yaml, naming its first field at fault.
+func checkAnalysisSchema(rec string, raw json.RawMessage) *snapshotProblem {
+	v, err := openapiValidator()
+	if err != nil {
+		return &snapshotProblem{record: rec, field: "analysis", problem: fmt.Sprintf("cannot be checked: %v", err)}
 	}
-	if err := w.Validate(); err != nil {
-		return &snapshotProblem{record: rec, field: "input.Workflow", problem: err.Error()}
+	err = v.CheckSchema("Analysis", raw)
+	var ms openapicheck.Mismatches
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ms) && len(ms) > 0:
+		return &snapshotProblem{record: rec, field: "analysis" + strings.TrimSpace(strings.TrimPrefix(ms[0].Field, "body")),
+			problem: "is not what the service gives: " + ms[0].Problem}
+	}
+	return &snapshotProblem{record: rec, field: "analysis", problem: err.Error()}
+}
+
+// checkLists checks each record's lists of its children: each there, the
+// record's, and listed once; a profile's default folder first, and alone.
+// It indexes which record lists each child, for checkLinks.
+func (c *snapshotChecker) checkLists() *snapshotProblem {
+	for i := range c.d.Profiles {
+		p := &c.d.Profiles[i]
+		rec := recordName("profiles", i, p.ID)
+		if len(p.FolderIDs) == 0 {
+			return &snapshotProblem{record: rec, field: "folderIds", problem: "must list the profile's default folder"}
+		}
+		if pr := c.listed(rec, p.ID, "folderIds", "folder", "profile", p.FolderIDs, func(id string) (exists, mine bool) {
+			f := c.folders[id]
+			return f != nil, f != nil && f.ProfileID == p.ID
+		}); pr != nil {
+			return pr
+		}
+		for j, fid := range p.FolderIDs {
+			if c.folders[fid].IsDefault != (j == 0) {
+				return &snapshotProblem{record: rec, field: fmt.Sprintf("folderIds[%d]", j), problem: "must name the default folder first, and it alone"}
+			}
+		}
+		if pr := c.listed(rec, p.ID, "analysisIds", "analysis", "profile", p.AnalysisIDs, func(id string) (exists, mine bool) {
+			a := c.analyses[id]
+			return a != nil, a != nil && a.ProfileID == p.ID
+		}); pr != nil {
+			return pr
+		}
+	}
+	for i := range c.d.Folders {
+		f := &c.d.Folders[i]
+		if pr := c.listed(recordName("folders", i, f.ID), f.ID, "itemIds", "item", "folder", f.ItemIDs, func(id string) (exists, mine bool) {
+			it := c.items[id]
+			return it != nil, it != nil && it.FolderID == f.ID
+		}); pr != nil {
+			return pr
+		}
+	}
+	return nil
+}
+
+// listed checks the list of a record (of ID owner) of its children, of a
+// kind: each there, the record's (not of another parent of its kind),
+// and listed once.
+func (c *snapshotChecker) listed(rec, owner, field, kind, parentKind string, ids []string, find func(id string) (exists, mine bool)) *snapshotProblem {
+	for j, id := range ids {
+		f := fmt.Sprintf("%s[%d]", field, j)
+		exists, mine := find(id)
+		switch {
+		case !exists:
+			return &snapshotProblem{record: rec, field: f, problem: fmt.Sprintf("names %s %q, which the snapshot does not hold", kind, clip(id))}
+		case !mine:
+			return &snapshotProblem{record: rec, field: f, problem: fmt.Sprintf("names %s %q, of another %s", kind, id, parentKind)}
+		case c.listedBy[id] != "":
+			return &snapshotProblem{record: rec, field: f, problem: fmt.Sprintf("names %s %q again", kind, id)}
+		}
+		c.listedBy[id] = owner
+	}
+	return nil
+}
+
+// checkLinks checks that each record is listed by its parent, that an
+// item's profile is its folder's, and that a profile has one running
+// analysis at most.
+func (c *snapshotChecker) checkLinks() *snapshotProblem {
+	for i := range c.d.Folders {
+		f := &c.d.Folders[i]
+		if c.listedBy[f.ID] != f.ProfileID {
+			return &snapshotProblem{record: recordName("folders", i, f.ID), field: "profileId", problem: fmt.Sprintf("names profile %q, which does not list the folder", f.ProfileID)}
+		}
+	}
+	for i := range c.d.Items {
+		it := &c.d.Items[i]
+		rec := recordName("items", i, it.ID)
+		switch f := c.folders[it.FolderID]; {
+		case c.listedBy[it.ID] != it.FolderID:
+			return &snapshotProblem{record: rec, field: "folderId", problem: fmt.Sprintf("names folder %q, which does not list the item", it.FolderID)}
+		case it.ProfileID != f.ProfileID:
+			return &snapshotProblem{record: rec, field: "profileId", problem: fmt.Sprintf("must be that of its folder, %q", f.ProfileID)}
+		}
+	}
+	running := map[string]string{} // profile -> its running analysis
+	for i := range c.decoded {
+		a := &c.decoded[i]
+		rec := recordName("analyses", i, a.ID)
+		if c.listedBy[a.ID] != a.ProfileID {
+			return &snapshotProblem{record: rec, field: "analysis.profileId", problem: fmt.Sprintf("names profile %q, which does not list the analysis", a.ProfileID)}
+		}
+		if a.Status.IsTerminal() {
+			continue
+		}
+		if other, ok := running[a.ProfileID]; ok {
+			return &snapshotProblem{record: rec, field: "analysis.status", problem: fmt.Sprintf("is %s, as is analysis %q of the same profile", a.Status, other)}
+		}
+		running[a.ProfileID] = a.ID
 	}
 	return nil
 }
@@ -400,39 +479,6 @@ func validVerification(s profilesvc.VerificationStatus) bool {
 		return true
 	}
 	return false
-}
-
-// badRecordID says what is wrong with a stored record's ID, or "": it
-// must start with one of the prefixes and go on with at least one
-// character, be at most 128 characters, and hold no character that would
-// take it out of its path segment (/, ?, #, %, \) nor any space or
-// control character.
-func badRecordID(id string, prefixes ...string) string {
-	ok := false
-	for _, p := range prefixes {
-		if strings.HasPrefix(id, p) && len(id) > len(p) {
-			ok = true
-		}
-	}
-	switch {
-	case !ok:
-		return fmt.Sprintf("must start with %s and go on, got %q", strings.Join(quoteAll(prefixes), " or "), clip(id))
-	case len(id) > 128 || !utf8.ValidString(id):
-		return fmt.Sprintf("must be at most 128 bytes of valid UTF-8, got %q", clip(id))
-	case strings.ContainsFunc(id, func(r rune) bool {
-		return strings.ContainsRune("/?#%\\", r) || unicode.IsSpace(r) || unicode.IsControl(r)
-	}):
-		return fmt.Sprintf("must hold no /, ?, #, %%, \\, space or control character, got %q", clip(id))
-	}
-	return ""
-}
-
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = fmt.Sprintf("%q", s)
-	}
-	return out
 }
 
 // recordName names a record of a snapshot in a problem: its list, its

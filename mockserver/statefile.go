@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/internal/filelimit"
@@ -47,10 +48,27 @@ func WithStateFile(path string) Option {
 
 // stateTarget is the file the state is written to: the state file, or
 // the file it points to when it is a symbolic link (followed through as
-// many links as the system allows).
+// many links as the system allows), resolved as the system resolves it:
+// each directory through its own links, so that ".." after a link to a
+// directory goes up from the link's target, not from the link.
 func stateTarget(path string) (string, error) {
 	p := path
 	for range 40 {
+		dir, base := ".", p
+		if i := strings.LastIndexByte(p, filepath.Separator); i >= 0 {
+			dir, base = p[:i], p[i+1:]
+			if dir == "" {
+				dir = string(filepath.Separator)
+			}
+		}
+		if base == "" || base == "." || base == ".." {
+			return "", fmt.Errorf("%s names a directory, not a file", path)
+		}
+		realDir, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return "", err
+		}
+		p = filepath.Join(realDir, base)
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return p, nil
@@ -66,7 +84,9 @@ func stateTarget(path string) (string, error) {
 			return "", err
 		}
 		if !filepath.IsAbs(link) {
-			link = filepath.Join(filepath.Dir(p), link)
+			// Joined as it is, not cleaned: the next round resolves its
+			// directory as the system would.
+			link = realDir + string(filepath.Separator) + link
 		}
 		p = link
 	}
@@ -93,7 +113,7 @@ func (s *Server) prepareStateFile() error {
 		return fmt.Errorf("the state file %s is not a regular file", path)
 	}
 	part := partPath(target)
-	f, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := createPart(part, 0o600)
 	if err != nil {
 		return fmt.Errorf("the state file %s cannot be written: %w", path, err)
 	}
@@ -102,6 +122,17 @@ func (s *Server) prepareStateFile() error {
 		return fmt.Errorf("the state file %s cannot be written: %w", path, err)
 	}
 	return nil
+}
+
+// createPart creates the temporary file a state is written to, anew: one
+// left by a crash is removed first, and the new one is made exclusively,
+// so that a link put in its place is never followed to truncate another
+// file.
+func createPart(part string, mode fs.FileMode) (*os.File, error) {
+	if err := os.Remove(part); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return os.OpenFile(part, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 }
 
 // loadState restores the state file, if the server keeps one and it
@@ -183,10 +214,10 @@ func (s *Server) stateEvent(event string) {
 	}
 }
 
-// writeStateFile writes d to the file at path, record by record, and
-// syncs it to disk.
+// writeStateFile writes d to the temporary file at path, record by
+// record, and syncs it to disk.
 func writeStateFile(path string, mode fs.FileMode, d *snapshotData) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	f, err := createPart(path, mode)
 	if err != nil {
 		return err
 	}

@@ -301,3 +301,64 @@ func (w *maxWriteRecorder) Write(p []byte) (int, error) {
 	w.total += len(p)
 	return w.buf.Write(p)
 }
+
+// TestReports_ARenderingBegunBeforeARestoreIsNotKept renders a report of
+// a state, restores a snapshot in which the profile has another name
+// (its records of the same IDs and versions), then keeps the rendering:
+// it is not kept, and the next download renders the restored state.
+func TestReports_ARenderingBegunBeforeARestoreIsNotKept(t *testing.T) {
+	srv, err := NewHandler(WithManualAnalyses())
+	require.NoError(t, err)
+	defer srv.Close()
+	p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "First name"})
+	require.NoError(t, err)
+	it, err := srv.AddTextItem(p.Folders[0].ID, "passport.txt", "PASSPORT\nFull Name: Jane Doe\n")
+	require.NoError(t, err)
+	id, e := srv.startAnalysis(p.ID, []string{it.ID}, nil, nil)
+	require.Nil(t, e)
+	require.NoError(t, srv.CompleteAnalysis(id))
+	first, err := srv.Snapshot()
+	require.NoError(t, err)
+	second := "Second name"
+	_, e = srv.store.updateProfile(p.ID, profileUpdate{name: &second})
+	require.Nil(t, e)
+	renamed, err := srv.Snapshot()
+	require.NoError(t, err)
+
+	v := reportVariant{locale: "en"}
+	require.NoError(t, srv.Restore(first))
+	src, kept, e := srv.store.reportInput(id, v)
+	require.Nil(t, e)
+	require.Nil(t, kept)
+	require.NoError(t, srv.Restore(renamed))
+	srv.store.keepReport(id, v, src.version, []byte("a report of the first state"))
+	_, kept, e = srv.store.reportInput(id, v)
+	require.Nil(t, e)
+	assert.Nil(t, kept, "a report rendered before the restore, kept after it")
+}
+
+// TestSeeds_TakeMemoryFromTheUploadBudget sends a seed while the budget
+// of uploads under way is spent: it is refused with 503 and Retry-After,
+// and taken once the budget is back.
+func TestSeeds_TakeMemoryFromTheUploadBudget(t *testing.T) {
+	srv, err := NewHandler()
+	require.NoError(t, err)
+	defer srv.Close()
+	seed := func() *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/_mock/seed", strings.NewReader(`{"profiles":[{"name":"Seeded"}]}`))
+		req.Header.Set("x-api-key", srv.APIKey)
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		return rec
+	}
+	all := budgetLeft(srv.uploads)
+	require.True(t, srv.uploads.take(all))
+	busy := seed()
+	assert.Equal(t, 503, busy.Code, "a seed while the upload budget is spent: %s", busy.Body)
+	assert.Equal(t, "1", busy.Header().Get("Retry-After"))
+	srv.uploads.give(all)
+	done := seed()
+	assert.Equal(t, 204, done.Code, "a seed once the budget is back: %s", done.Body)
+	assert.Equal(t, all, budgetLeft(srv.uploads), "the budget after the seed")
+}

@@ -9,11 +9,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"mime/multipart"
+	"net/textproto"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,6 +26,7 @@ import (
 	"github.com/profilesvc/profilesvc-go/internal/filelimit"
 	"github.com/profilesvc/profilesvc-go/internal/testutil"
 	"github.com/profilesvc/profilesvc-go/mockserver"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 )
 
 // TestRestore_RefusesASnapshotThatDoesNotHoldTogether restores, into a
@@ -98,6 +103,26 @@ func TestRestore_RefusesASnapshotThatDoesNotHoldTogether(t *testing.T) {
 			in["Workflow"].(map[string]any)["outputSchema"] = map[string]any{"PROPERTIES": map[string]any{}}
 		}, []string{"analyses[1]", `"input.Workflow"`, "outputSchema"}},
 		{"a run of an endless duration", func(s map[string]any) { at(s, "analyses", 1)["durationMs"] = json.Number("9223372036854775807") }, []string{"analyses[1]", `"durationMs"`}},
+		{"an analysis's document named longer than a name may be", func(s map[string]any) {
+			in := at(s, "analyses", 1)["input"].(map[string]any)
+			in["Items"].([]any)[0].(map[string]any)["Name"] = strings.Repeat("x", 20_000)
+		}, []string{"analyses[1]", `"input.Items[0].Name"`}},
+		{"an analysis's target item named longer than a name may be", func(s map[string]any) {
+			a := at(s, "analyses", 0)["analysis"].(map[string]any)
+			a["targetItems"].([]any)[0].(map[string]any)["name"] = strings.Repeat("y", 300)
+		}, []string{"analyses[0]", `"analysis.targetItems[0].name"`}},
+		{"a profile made at the zero time", func(s map[string]any) { at(s, "profiles", 0)["createdAt"] = "0001-01-01T00:00:00Z" }, []string{"profiles[0]", `"createdAt"`}},
+		{"an analysis the service could not give", func(s map[string]any) {
+			at(s, "analyses", 0)["analysis"].(map[string]any)["riskAssessment"].(map[string]any)["riskScore"] = 101
+		}, []string{"analyses[0]", `"analysis/riskAssessment/riskScore"`, "not what the service gives"}},
+		{"an item's ID with a percent sign", func(s map[string]any) { at(s, "items", 0)["id"] = "item_50%off" }, []string{"items[0] (item_50%off)", `"id"`}},
+		{"a JSON item whose bytes are not its content", func(s map[string]any) {
+			for _, it := range s["items"].([]any) {
+				if m := it.(map[string]any); m["type"] == "json" {
+					m["data"] = "/9j/4AAQ" // a JPEG's first bytes, in base64
+				}
+			}
+		}, []string{"items[", `"data"`}},
 		{"a JSON item whose content is not an object", func(s map[string]any) {
 			for _, it := range s["items"].([]any) {
 				if m := it.(map[string]any); m["type"] == "json" {
@@ -283,6 +308,40 @@ func TestStateFile_Writes(t *testing.T) {
 		assert.True(t, ok, "the profile after a restart through the link")
 	})
 
+	t.Run("a stale temporary file that is a link is never followed", func(t *testing.T) {
+		dir := t.TempDir()
+		victim := filepath.Join(dir, "victim.txt")
+		require.NoError(t, os.WriteFile(victim, []byte("IMPORTANT DATA\n"), 0o600))
+		require.NoError(t, os.Symlink("victim.txt", filepath.Join(dir, ".state.json.part")))
+		srv := newServer(t, mockserver.WithStateFile(filepath.Join(dir, "state.json")))
+		addProfile(t, srv.Tenant, "Jane")
+		require.NoError(t, srv.Shutdown(t.Context()))
+		b, err := os.ReadFile(victim)
+		require.NoError(t, err)
+		assert.Equal(t, "IMPORTANT DATA\n", string(b), "the file a stale temporary link pointed to")
+	})
+
+	t.Run("a link through a linked directory and ..", func(t *testing.T) {
+		// state.json -> dirlink/../t.json, dirlink -> sub/deep: the
+		// system resolves the state file to sub/t.json.
+		dir := t.TempDir()
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub", "deep"), 0o755))
+		require.NoError(t, os.Symlink(filepath.Join("sub", "deep"), filepath.Join(dir, "dirlink")))
+		link := filepath.Join(dir, "state.json")
+		require.NoError(t, os.Symlink("dirlink/../t.json", link))
+		srv := newServer(t, mockserver.WithStateFile(link))
+		p, _ := addProfile(t, srv.Tenant, "Jane")
+		require.NoError(t, srv.Shutdown(t.Context()))
+		b, err := os.ReadFile(filepath.Join(dir, "sub", "t.json"))
+		require.NoError(t, err, "the file the link resolves to")
+		assert.Contains(t, string(b), p.ID)
+		_, err = os.Stat(filepath.Join(dir, "t.json"))
+		assert.ErrorIs(t, err, os.ErrNotExist, "a file beside the link, where a lexical reading of it points")
+		again := newServer(t, mockserver.WithStateFile(link))
+		_, ok := again.Profile(p.ID)
+		assert.True(t, ok, "the profile after a restart through the link")
+	})
+
 	t.Run("a write that fails at shutdown", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "gone")
 		require.NoError(t, os.Mkdir(dir, 0o755))
@@ -369,5 +428,130 @@ func wantInOrder(t *testing.T, s string, parts ...string) {
 			return
 		}
 		rest = rest[i+len(p):]
+	}
+}
+
+// TestState_WhatTheServerHoldsItLoads makes, through every path that
+// makes or changes a record, the values a restored state would refuse:
+// each is refused where it comes in, or loads again, so that a server
+// never writes a state file it cannot start on.
+func TestState_WhatTheServerHoldsItLoads(t *testing.T) {
+	t.Run("IDs a seed fixes", func(t *testing.T) {
+		srv := newServer(t)
+		for _, id := range []string{"pf_50%off", "pf_tab\there", "pf_nbsp\u00a0x", "pf_a\\b", "pf_zw\u200bj"} {
+			err := srv.LoadSeed(&mockserver.Seed{Profiles: []mockserver.SeedProfile{{ID: id, Name: "P"}}})
+			assert.Error(t, err, "a seed fixing the ID %q", id)
+		}
+	})
+	t.Run("an item's status", func(t *testing.T) {
+		srv := newServer(t)
+		_, _, item := addProfileWithItem(t, srv.Tenant, "Jane")
+		assert.Error(t, srv.SetItemStatus(item, profilesvc.ItemStatus(strings.Repeat("S", 256))), "a status of 256 bytes")
+		assert.Error(t, srv.SetItemStatus(item, "HELD\n"), "a status with a control character")
+		wantStatus(t, do(t, srv, "POST", "/_mock/items/"+item+"/status", map[string]any{"status": strings.Repeat("S", 256)}), 400)
+	})
+	t.Run("an upload's Content-Type", func(t *testing.T) {
+		srv := newServer(t)
+		_, folder := createProfile(t, srv, "Uploads")
+		for _, ct := range []string{"text/plain; x=\u0085", "text/plain; x=" + strings.Repeat("y", 300)} {
+			var body bytes.Buffer
+			mw := multipart.NewWriter(&body)
+			part, err := mw.CreatePart(textproto.MIMEHeader{
+				"Content-Disposition": {`form-data; name="file"; filename="a.txt"`}, "Content-Type": {ct}})
+			require.NoError(t, err)
+			_, _ = part.Write([]byte("hello"))
+			require.NoError(t, mw.Close())
+			r := send(t, srv, request{Method: "POST", Path: "/v1/folders/" + folder + "/items", Body: body.Bytes(), ContentType: mw.FormDataContentType()})
+			wantError(t, r, 400, "VALIDATION_ERROR", "Content-Type")
+		}
+	})
+	t.Run("a run longer than a state file keeps", func(t *testing.T) {
+		for _, opt := range []mockserver.Option{mockserver.WithAnalysisDuration(9000 * time.Hour), mockserver.WithReportDelay(9000 * time.Hour)} {
+			_, err := mockserver.Start("127.0.0.1:0", opt)
+			assert.ErrorContains(t, err, "longer than a year")
+		}
+	})
+	t.Run("a sequence counter at the bound", func(t *testing.T) {
+		src := newServer(t)
+		addProfile(t, src.Tenant, "Jane")
+		raw := brokenSnapshotJSON(t, snapshotJSON(t, src), func(s map[string]any) {
+			s["seq"] = json.Number("9007199254740992")
+			at(s, "profiles", 0)["seq"] = json.Number("9007199254740991")
+			at(s, "folders", 0)["seq"] = json.Number("9007199254740992")
+		})
+		var snap mockserver.Snapshot
+		require.NoError(t, snap.UnmarshalJSON(raw))
+		srv := newServer(t)
+		require.NoError(t, srv.Restore(&snap), "a snapshot at the bound")
+		addProfile(t, srv.Tenant, "Made after")
+		again := snapshotJSON(t, srv)
+		var next mockserver.Snapshot
+		require.NoError(t, next.UnmarshalJSON(again))
+		assert.NoError(t, newServer(t).Restore(&next), "the server's own snapshot, after a record made past the bound")
+	})
+}
+
+// TestRestore_ARunBegunBeforeLeavesTheRestoredAnalysis restores a
+// snapshot while the engine runs an analysis of the state it replaces:
+// the run's end is dropped, and the restored analysis stays as the
+// snapshot has it.
+func TestRestore_ARunBegunBeforeLeavesTheRestoredAnalysis(t *testing.T) {
+	inEngine, release := make(chan struct{}), make(chan struct{})
+	srv := newServer(t, mockserver.WithManualAnalyses(),
+		mockserver.WithAnalyzer(func(ctx context.Context, in mockserver.AnalysisInput) (mockserver.AnalysisResult, error) {
+			close(inEngine)
+			<-release
+			return engine.Default(ctx, in)
+		}))
+	pid, _, item := addProfileWithItem(t, srv.Tenant, "Jane")
+	id := startAnalysis(t, srv, pid, item)
+	snap, err := srv.Snapshot()
+	require.NoError(t, err)
+	completed := make(chan error, 1)
+	go func() { completed <- srv.CompleteAnalysis(id) }()
+	<-inEngine
+	require.NoError(t, srv.Restore(snap))
+	close(release)
+	require.NoError(t, <-completed)
+	wantAnalysisStatus(t, srv.Tenant, id, profilesvc.AnalysisPending)
+}
+
+// TestRequestIDs_NeverAgainAfterARestore restores one snapshot twice into
+// a seeded server: the request IDs after the second are not those after
+// the first, which the request record still holds.
+func TestRequestIDs_NeverAgainAfterARestore(t *testing.T) {
+	srv := newServer(t, mockserver.WithIDSeed(11))
+	p, _ := addProfile(t, srv.Tenant, "Jane")
+	snap, err := srv.Snapshot()
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for round := range 2 {
+		require.NoError(t, srv.Restore(snap))
+		for range 3 {
+			r := do(t, srv, "GET", "/v1/profiles/"+p.ID, nil)
+			id := r.Header.Get("X-Request-Id")
+			assert.False(t, seen[id], "round %d: request ID %s given again", round+1, id)
+			seen[id] = true
+		}
+	}
+}
+
+// TestListings_OrderOfTimesOutsideUnixNanos lists folders made on a clock
+// set before 1970 and after 2262, where nanoseconds since 1970 are
+// negative or overflow: they come in the order they were made.
+func TestListings_OrderOfTimesOutsideUnixNanos(t *testing.T) {
+	for _, start := range []time.Time{time.Date(1960, 5, 1, 0, 0, 0, 0, time.UTC), time.Date(2300, 5, 1, 0, 0, 0, 0, time.UTC)} {
+		t.Run(start.Format("2006"), func(t *testing.T) {
+			fc := mockserver.NewFakeClock(start)
+			srv := newServer(t, mockserver.WithClock(fc))
+			pid, _ := createProfile(t, srv, "Times")
+			var want []string
+			for i := range 3 {
+				fc.Advance(time.Hour)
+				want = append(want, createFolder(t, srv, pid, fmt.Sprintf("folder %d", i)))
+			}
+			ids, _, _ := listFolders(t, srv, pid, "?sort=createdAt&order=asc")
+			assert.Equal(t, want, ids[1:], "folders by creation time, oldest first")
+		})
 	}
 }

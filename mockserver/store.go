@@ -102,9 +102,10 @@ type renderedReport struct {
 	pdf     []byte
 }
 
-// reportVersion names the state a report shows: the versions of its
-// analysis and of its profile (the profile's name is in the report).
-type reportVersion struct{ analysis, profile int64 }
+// reportVersion names the state a report shows: the state's epoch and
+// the versions of its analysis and of its profile (the profile's name is
+// in the report).
+type reportVersion struct{ epoch, analysis, profile int64 }
 
 // reportVariant names one of the four PDF renderings of an analysis.
 type reportVariant struct {
@@ -150,6 +151,11 @@ type state struct {
 	items     map[string]*itemRec
 	analyses  map[string]*analysisRec
 	seq       int64 // the last creation sequence number given
+	// epoch counts the states a store has held: each restore (and reset)
+	// puts in place a state of the next epoch, so that what was begun
+	// in an earlier one (an analysis's run, a report's rendering) never
+	// lands in it, though its records have the same IDs and versions.
+	epoch int64
 	// started, once asked for, is closed (and dropped) when an analysis
 	// starts, for AwaitAnalysis.
 	started chan struct{}
@@ -278,7 +284,7 @@ func newStore(base []Workflow, ids *idGen, clock Clock, run runner) *store {
 func (s *store) reset() {
 	// A snapshot of nothing but workflows, already valid, cannot be
 	// refused.
-	_ = s.restore(snapshotData{Workflows: s.base}, false)
+	_ = s.restore(snapshotData{Workflows: s.base}, false, false)
 }
 
 // stopRuns stops every analysis run, when the server closes.

@@ -174,7 +174,9 @@ func (st *state) finish(id string, in AnalysisInput, res AnalysisResult, runErr 
 	rec.stopRun()
 	now := st.now()
 	a := &rec.a
-	a.ProcessingTimeMs = float64(now.Sub(a.RequestedAt).Milliseconds())
+	// Never negative, though a restored analysis may have been requested
+	// after the server's clock stands.
+	a.ProcessingTimeMs = float64(max(0, now.Sub(a.RequestedAt).Milliseconds()))
 	if runErr != nil {
 		msg := runErr.Error()
 		a.Status = profilesvc.AnalysisFailed
@@ -336,18 +338,20 @@ func (s *store) process(id string) *apiError {
 }
 
 // runInput returns the input of a running analysis about to be finished,
-// with its own copies of the maps an analyzer might change.
-func (s *store) runInput(id string) (AnalysisInput, *apiError) {
+// with its own copies of the maps an analyzer might change, and the
+// state's epoch, for finish.
+func (s *store) runInput(id string) (AnalysisInput, int64, *apiError) {
 	s.tenantMu.Lock()
 	rec := s.st.analyses[id]
+	epoch := s.st.epoch
 	if rec == nil {
 		s.tenantMu.Unlock()
-		return AnalysisInput{}, analysisNotFound(id)
+		return AnalysisInput{}, 0, analysisNotFound(id)
 	}
 	if rec.a.Status.IsTerminal() {
 		status := rec.a.Status
 		s.tenantMu.Unlock()
-		return AnalysisInput{}, errorf(http.StatusConflict, codeAnalysisFinished, "analysis %q has already %s", id, status)
+		return AnalysisInput{}, 0, errorf(http.StatusConflict, codeAnalysisFinished, "analysis %q has already %s", id, status)
 	}
 	in := rec.input
 	s.tenantMu.Unlock()
@@ -359,13 +363,17 @@ func (s *store) runInput(id string) (AnalysisInput, *apiError) {
 	for i := range in.Items {
 		in.Items[i].Metadata = cloneMap(in.Items[i].Metadata)
 	}
-	return in, nil
+	return in, epoch, nil
 }
 
-func (s *store) finish(id string, in AnalysisInput, res AnalysisResult, runErr error) {
+// finish ends a run that runInput began in epoch: a run begun before a
+// Restore or a Reset leaves the state they put in place as it is.
+func (s *store) finish(id string, epoch int64, in AnalysisInput, res AnalysisResult, runErr error) {
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
-	s.st.finish(id, in, res, runErr)
+	if s.st.epoch == epoch {
+		s.st.finish(id, in, res, runErr)
+	}
 }
 
 func (s *store) deleteAnalysis(id string) *apiError {
@@ -423,7 +431,7 @@ func (s *store) reportInput(id string, v reportVariant) (reportSource, []byte, *
 			"analysis %q has completed, and its report is being generated", id)
 	}
 	src := reportSource{analysis: rec.a, workflowID: rec.input.Workflow.ID, workflowName: rec.input.Workflow.Name,
-		profileName: rec.input.Profile.Name, version: reportVersion{analysis: rec.version},
+		profileName: rec.input.Profile.Name, version: reportVersion{epoch: s.st.epoch, analysis: rec.version},
 		items: rec.input.Items, facts: rec.facts}
 	if p := s.st.profiles[rec.a.ProfileID]; p != nil {
 		src.profileName, src.version.profile = p.name, p.version
@@ -440,7 +448,7 @@ func (s *store) keepReport(id string, v reportVariant, version reportVersion, pd
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
 	rec := s.st.analyses[id]
-	if rec == nil || rec.reports == nil || rec.version != version.analysis {
+	if rec == nil || rec.reports == nil || s.st.epoch != version.epoch || rec.version != version.analysis {
 		return
 	}
 	if p := s.st.profiles[rec.a.ProfileID]; p == nil || p.version != version.profile {

@@ -56,6 +56,12 @@ func (spec *itemSpec) prepare() *apiError {
 	if e := checkName("name", spec.name); e != nil {
 		return e
 	}
+	if why := badContentType(spec.declared); why != "" {
+		return validation("the file's Content-Type %s", why)
+	}
+	if why := badItemStatus(spec.status); spec.status != "" && why != "" {
+		return validation("field \"status\" %s", why)
+	}
 	switch spec.typ {
 	case profilesvc.ItemText:
 		spec.contentType = "text/plain"
@@ -265,8 +271,8 @@ func (s *store) deleteItem(id string) *apiError {
 // setItemStatus sets an item's status: anything but ACTIVE makes analyses
 // refuse it.
 func (s *store) setItemStatus(id string, status profilesvc.ItemStatus, base string) (*profilesvc.Item, *apiError) {
-	if status == "" {
-		return nil, validation("field \"status\" is required")
+	if why := badItemStatus(status); why != "" {
+		return nil, validation("field \"status\" %s", why)
 	}
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()

@@ -65,9 +65,10 @@ func sortedRecords[R any](m map[string]R, seq func(R) int64) []R {
 // does not hold together is refused whole, before anything changes.
 // moveIDs moves the ID generator on to a sequence of the snapshot's own
 // (see idGen.moveOn), so that a seeded server never draws again the IDs
-// the snapshot holds.
-func (s *store) restore(d snapshotData, moveIDs bool) error {
-	analyses, err := checkSnapshot(&d)
+// the snapshot holds; schemaCheck holds its analyses to the document, for
+// a snapshot that comes from outside the server (see checkSnapshot).
+func (s *store) restore(d snapshotData, moveIDs, schemaCheck bool) error {
+	analyses, err := checkSnapshot(&d, schemaCheck)
 	if err != nil {
 		return err
 	}
@@ -85,6 +86,7 @@ func (s *store) restore(d snapshotData, moveIDs bool) error {
 		close(s.st.started)
 	}
 	st.ids, st.clock, st.run = s.st.ids, s.st.clock, s.st.run
+	st.epoch = s.st.epoch + 1
 	if moveIDs {
 		st.ids.moveOn(d.digest())
 	}
@@ -132,7 +134,31 @@ func stateOfSnapshot(d snapshotData, analyses []profilesvc.Analysis) *state {
 		}
 		st.analyses[rec.a.ID] = rec
 	}
+	if st.seq > maxSnapshotSeq/2 {
+		st.renumber()
+	}
 	return st
+}
+
+// renumber gives the records creation sequence numbers from 1 on, in the
+// same order, for a state restored with numbers so high that counting on
+// from them could pass what a state file holds.
+func (st *state) renumber() {
+	var seqs []*int64
+	for _, p := range st.profiles {
+		seqs = append(seqs, &p.seq)
+	}
+	for _, f := range st.folders {
+		seqs = append(seqs, &f.seq)
+	}
+	for _, a := range st.analyses {
+		seqs = append(seqs, &a.seq)
+	}
+	slices.SortFunc(seqs, func(a, b *int64) int { return cmp.Compare(*a, *b) })
+	for i, p := range seqs {
+		*p = int64(i + 1)
+	}
+	st.seq = int64(len(seqs))
 }
 
 // digest is a digest of the IDs a snapshot holds and of its sequence

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,10 +91,17 @@ func TestRunState_CannotBeWritten(t *testing.T) {
 // runs out.
 func TestRunEndlessFiles(t *testing.T) {
 	const key = "2d3e4f50-6172-4839-a4b5-c6d7e8f90a1b"
+	// A FIFO no one writes to: opening it to read must not wait for a
+	// writer, which would hold the start for ever, deaf to signals.
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	for _, args := range [][]string{
 		{"-seed", "/dev/zero"},
 		{"-tls-cert", "/dev/zero", "-tls-key", "/dev/zero"},
 		{"-state", "/dev/zero"},
+		{"-seed", fifo},
+		{"-tls-cert", fifo, "-tls-key", fifo},
+		{"-state", fifo},
 	} {
 		_, _, err := mRunError(t, append([]string{"-addr", "127.0.0.1:0", "-api-key", key}, args...)...)
 		assert.Error(t, err, "a run with %v", args)
@@ -113,4 +121,6 @@ func TestRunCORSList(t *testing.T) {
 	_, _, err := mRunError(t, "-addr", "127.0.0.1:0", "-api-key", key, "-cors", "a.example")
 	assert.ErrorContains(t, err, "a.example")
 	assert.True(t, strings.Contains(err.Error(), "origin"), "the error of -cors a.example: %v", err)
+	_, _, err = mRunError(t, "-addr", "127.0.0.1:0", "-api-key", key, "-cors", " , ")
+	assert.ErrorContains(t, err, "no origin", "-cors with no origin in it")
 }

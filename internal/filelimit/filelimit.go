@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"syscall"
 )
 
 // ErrTooLarge is matched (errors.Is) by the error of a file past its
@@ -71,8 +73,16 @@ type File struct {
 
 // Open opens the file at path for reading at most limit bytes. A regular
 // file that says it is larger is refused at once.
+//
+// A FIFO is opened without waiting for a writer (a FIFO with none would
+// hold the open, and the program, for ever): it reads as empty until one
+// comes.
 func Open(path string, limit int64) (*File, error) {
-	f, err := os.Open(path)
+	flag := os.O_RDONLY
+	if fi, err := os.Stat(path); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
+		flag |= syscall.O_NONBLOCK
+	}
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -24,14 +24,15 @@ func TestRead(t *testing.T) {
 	}
 	fifo := filepath.Join(dir, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-	go func() {
-		// The FIFO's writer: more than the bound, then nothing.
-		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-		if err == nil {
-			_, _ = f.WriteString(strings.Repeat("f", 64))
-			_ = f.Close()
-		}
-	}()
+	// The FIFO's writer, open before the reader comes: more than the
+	// bound, and never an end.
+	writer, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer writer.Close()
+	_, err = writer.WriteString(strings.Repeat("f", 64))
+	require.NoError(t, err)
+	lonely := filepath.Join(dir, "lonely")
+	require.NoError(t, syscall.Mkfifo(lonely, 0o600))
 
 	for _, tt := range []struct {
 		name, path string
@@ -45,6 +46,7 @@ func TestRead(t *testing.T) {
 		{"one byte over", write("over", "0123456789A"), 10, "", true},
 		{"endless", "/dev/zero", 1 << 16, "", true},
 		{"a FIFO past the bound", fifo, 32, "", true},
+		{"a FIFO with no writer, read at once as empty", lonely, 32, "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b, err := filelimit.Read(tt.path, tt.limit)
@@ -61,7 +63,7 @@ func TestRead(t *testing.T) {
 		})
 	}
 
-	_, err := filelimit.Read(filepath.Join(dir, "missing"), 10)
+	_, err = filelimit.Read(filepath.Join(dir, "missing"), 10)
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
 

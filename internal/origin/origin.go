@@ -6,7 +6,9 @@ package origin
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Same reports whether two URLs have the same origin: the same scheme,
@@ -27,9 +29,11 @@ func port(u *url.URL) string {
 }
 
 // Normal returns an origin as browsers send it in an Origin header: the
-// scheme and host in lower case, no port when it is the scheme's default;
-// false when s is not an origin (http or https, a host, and no user,
-// path, query or fragment).
+// scheme and host in lower case, the port as a plain number, and none
+// when it is the scheme's default; false when s is not such an origin:
+// http or https, a host in ASCII (a browser sends an international name
+// in its punycode form, xn--...), a port from 1 to 65535, and no user,
+// path, query or fragment.
 func Normal(s string) (string, bool) {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" ||
@@ -41,11 +45,20 @@ func Normal(s string) (string, bool) {
 		return "", false
 	}
 	host := strings.ToLower(u.Hostname())
+	if host == "" || strings.ContainsFunc(host, func(r rune) bool { return r > unicode.MaxASCII }) {
+		return "", false
+	}
 	if strings.Contains(host, ":") {
 		host = "[" + host + "]"
 	}
-	if p := port(u); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
+	n := 0
+	if p := u.Port(); p != "" {
+		if n, err = strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", false
+		}
+	}
+	if n == 0 || (scheme == "http" && n == 80) || (scheme == "https" && n == 443) {
 		return scheme + "://" + host, true
 	}
-	return scheme + "://" + host + ":" + u.Port(), true
+	return scheme + "://" + host + ":" + strconv.Itoa(n), true
 }

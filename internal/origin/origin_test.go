@@ -46,6 +46,12 @@ func TestNormal(t *testing.T) {
 		{"https://user@a.example", "", false},
 		{"https://a.example?x=1", "", false},
 		{"", "", false},
+		{"http://a.example:0080", "http://a.example", true},
+		{"https://a.example:08443", "https://a.example:8443", true},
+		{"http://a.example:99999", "", false},
+		{"http://a.example:0", "", false},
+		{"http://bücher.example", "", false},
+		{"http://xn--bcher-kva.example", "http://xn--bcher-kva.example", true},
 	} {
 		got, ok := origin.Normal(tt.in)
 		assert.Equal(t, tt.ok, ok, "Normal(%q)", tt.in)

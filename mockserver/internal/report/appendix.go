@@ -47,8 +47,8 @@ type codeLine struct {
 // that saves a page, so that no page stands mostly blank.
 func (r *reportWriter) appendix() {
 	blocks := []codeBlock{
-		{r.l.rawExtracted, r.codeLines(prettyJSON(json.RawMessage(r.d.Analysis.ExtractedData)))},
-		{r.l.rawActions, r.codeLines(prettyJSON(r.d.Analysis.RawActionResults))},
+		{r.l.rawExtracted, r.codeLines(prettyJSON(json.RawMessage(r.d.Analysis.ExtractedData)), r.l.codeCut)},
+		{r.l.rawActions, r.codeLines(prettyJSON(r.d.Analysis.RawActionResults), r.l.codeCut)},
 	}
 	note := r.wrap(r.l.appendixNote, contentW, muted)
 	here := r.y+appendixRoom <= pageH-marginBottom
@@ -129,6 +129,7 @@ func prettyJSON(v any) string {
 	if err := dec.Decode(&tree); err != nil {
 		return string(raw)
 	}
+	tree = clipDepth(tree, maxCodeDepth)
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
@@ -139,23 +140,66 @@ func prettyJSON(v any) string {
 	return strings.TrimRight(out.String(), "\n")
 }
 
+// Bounds of the appendix, far beyond the data of any analysis the engine
+// makes, so that the data of another analyzer or of a restored snapshot,
+// however large or deep, never makes a report without end: values nested
+// deeper than maxCodeDepth levels are shown as "…", and a block stops
+// after maxCodeLines lines, saying how many it leaves out.
+const (
+	maxCodeDepth = 16
+	maxCodeLines = 2000
+)
+
+// clipDepth returns a decoded JSON value with what lies deeper than depth
+// levels replaced by "…".
+func clipDepth(v any, depth int) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if depth == 0 {
+			return "…"
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = clipDepth(e, depth-1)
+		}
+		return out
+	case []any:
+		if depth == 0 {
+			return "…"
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = clipDepth(e, depth-1)
+		}
+		return out
+	}
+	return v
+}
+
 // codeLines cuts preformatted text into the lines the appendix draws,
 // in the monospace face: a line too wide for the page continues on the
-// next, indented two more and after the mark.
-func (c *canvas) codeLines(s string) []codeLine {
+// next, indented two more and after the mark. Past maxCodeLines lines,
+// the rest is left out, and a last line says how many lines of the text
+// (cut, a format of one number) were.
+func (c *canvas) codeLines(s, cut string) []codeLine {
 	st := textStyle{size: codeSize, mono: true}
 	width := contentW - 8
 	x0 := marginX + 4
 	markW := c.ts.measure(continuation, st)
 	var out []codeLine
-	for ln := range strings.SplitSeq(c.ts.clean(s), "\n") {
+	lines := strings.Split(c.ts.clean(s), "\n")
+	for i, ln := range lines {
+		if len(out) >= maxCodeLines {
+			out = append(out, codeLine{x: x0, text: fmt.Sprintf(cut, len(lines)-i)})
+			break
+		}
 		ln = strings.TrimRight(ln, " ")
 		indent := ln[:len(ln)-len(strings.TrimLeft(ln, " "))]
 		x, w, continued := x0, width, false
 		for {
 			piece, rest := c.cutCode(ln, w, st)
 			out = append(out, codeLine{x: x, text: piece, continued: continued})
-			if rest == "" {
+			if rest == "" || len(out) >= maxCodeLines {
 				break
 			}
 			// The continuation: indented two more than its line, but
@@ -187,7 +231,7 @@ func (c *canvas) drawCode(lines []codeLine, lh float64) {
 // rest, which is "" when the whole line fits. A cut falls after a space
 // when one lies in the last third of the piece, else between characters.
 func (r *canvas) cutCode(ln string, width float64, st textStyle) (string, string) {
-	if r.ts.measure(ln, st) <= width {
+	if len(ln) <= fitWindow && r.ts.measure(ln, st) <= width {
 		return ln, ""
 	}
 	cut := r.ts.fit(ln, width, st)

@@ -37,6 +37,7 @@ type reportLabels struct {
 	appendix, appendixNote, rawExtracted, rawActions          string
 	footer, none, notYet, notShown, unknown                   string
 	onlyIn                                                    string // a format: the one document that shows a value
+	codeCut                                                   string // a format: the lines an appendix block cut short leaves out
 
 	levels, results, steps, actions, statuses, verifications, checkResults map[string]string
 	itemTypes, priorities, toolStatuses                                    map[string]string
@@ -90,7 +91,8 @@ var englishLabels = reportLabels{
 	appendixNote: "The analysis's extracted data and raw action results, as the service returns them (in English). " +
 		"A line too long for the page continues on the next, after →.",
 	rawExtracted: "Extracted data", rawActions: "Raw action results",
-	footer: "Confidential, prepared for compliance review", none: "None.", notYet: "not yet",
+	codeCut: "… %d more lines left out",
+	footer:  "Confidential, prepared for compliance review", none: "None.", notYet: "not yet",
 	notShown: "—", unknown: "—", onlyIn: "only in %s",
 	levels:        map[string]string{"low": "Low", "medium": "Medium", "high": "High"},
 	results:       map[string]string{"passed": "Passed", "warning": "Warning", "failed": "Failed"},
@@ -172,7 +174,8 @@ var koreanLabels = reportLabels{
 	appendix:     "부록: 원시 데이터",
 	appendixNote: "서비스가 반환하는 그대로의 추출 데이터와 작업별 원시 결과입니다(영문). 한 줄에 들어가지 않는 내용은 다음 줄의 → 뒤에 이어집니다.",
 	rawExtracted: "추출 데이터", rawActions: "작업별 원시 결과",
-	footer: "대외비, 컴플라이언스 검토용", none: "없음.", notYet: "미완료",
+	codeCut: "… 이하 %d줄 생략",
+	footer:  "대외비, 컴플라이언스 검토용", none: "없음.", notYet: "미완료",
 	notShown: "—", unknown: "—", onlyIn: "%s에만 있음",
 	levels:        map[string]string{"low": "낮음", "medium": "보통", "high": "높음"},
 	results:       map[string]string{"passed": "통과", "warning": "주의", "failed": "실패"},

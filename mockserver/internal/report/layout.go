@@ -1,6 +1,9 @@
 package report
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The blocks a report is made of: headings, paragraphs, lists, label and
 // value rows, and tables whose header repeats on each page and whose rows
@@ -107,7 +110,7 @@ func (r *canvas) table(cols []column, rows []row) {
 	headerLines := make([][]string, len(cols))
 	headerH := lh
 	for j, c := range cols {
-		headerLines[j] = r.wrap(c.title, c.width*contentW-2*pad, header)
+		headerLines[j] = clipLines(r.wrap(c.title, c.width*contentW-2*pad, header), maxHeaderLines)
 		headerH = max(headerH, float64(len(headerLines[j]))*lh)
 	}
 	headerH += 2 * pad
@@ -151,6 +154,27 @@ func (r *canvas) table(cols []column, rows []row) {
 		r.rule(marginX, marginX+contentW, r.y, 0.4, colRule)
 	}
 	r.y += 6
+}
+
+// maxHeaderLines is the most lines of a table header's title: a title
+// that wraps to more (the long name of a document in a narrow column) is
+// cut, so that the header, drawn again on each page, always leaves room
+// for rows.
+const maxHeaderLines = 4
+
+// clipLines returns lines, or its first n with the last ending in an
+// ellipsis.
+func clipLines(lines []string, n int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	out := slices.Clone(lines[:n])
+	last := []rune(out[n-1])
+	if len(last) > 1 {
+		last = last[:len(last)-1]
+	}
+	out[n-1] = string(last) + "…"
+	return out
 }
 
 // layoutRow places the lines of a row's cells, and returns them with the
@@ -203,7 +227,8 @@ func (r *canvas) drawRow(cols []column, rw row, lines []line, h float64, zebra b
 	}
 	drawn := make([]bool, len(lines))
 	left := len(lines)
-	offset := 0.0 // the height of the row's content drawn on earlier pages
+	offset := 0.0  // the height of the row's content drawn on earlier pages
+	fresh := false // the page was begun for the row's next lines
 	for left > 0 {
 		room := pageH - marginBottom - r.y - 2*pad
 		seg := 0.0
@@ -212,11 +237,24 @@ func (r *canvas) drawRow(cols []column, rw row, lines []line, h float64, zebra b
 				seg = max(seg, bottom)
 			}
 		}
-		if seg == 0 {
+		if seg == 0 && !fresh {
 			r.newPage()
 			drawHeader()
+			fresh = true
 			continue
 		}
+		if seg == 0 {
+			// Not one line fits under the header of a page of its own:
+			// the next is drawn all the same, past the margin, so that
+			// the row always gets drawn.
+			for i, ln := range lines {
+				if !drawn[i] {
+					seg = max(seg, ln.y-offset+ln.st.size*lineGap)
+					break
+				}
+			}
+		}
+		fresh = false
 		r.rowBackground(cols, rw, r.y, seg+2*pad, zebra)
 		next := -1.0
 		for i, ln := range lines {

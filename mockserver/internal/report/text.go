@@ -279,10 +279,29 @@ func (ts *typeset) space(f face, size float64) float64 {
 	return float64(ts.metrics[f].Advance(' ')) * size / 1000
 }
 
+// fitWindow is the most bytes of text a line is looked for in: far more
+// than the widest line holds.
+const fitWindow = 1024
+
+// maxWrapBytes is the most bytes of one text the report wraps: an
+// analysis's sentences and values are far shorter (the engine cuts its
+// own at 4 KiB), and a longer one, which another analyzer or a restored
+// snapshot may give, is cut with an ellipsis, so that no text fills pages
+// without end.
+const maxWrapBytes = 8 << 10
+
 // wrap cleans text and breaks it into lines no wider than width: at
 // spaces, and within a word only when the word alone is wider. Each line
 // break of the text starts a line; an empty paragraph is an empty line.
+// Text past maxWrapBytes is cut.
 func (ts *typeset) wrap(text string, width float64, st textStyle) []string {
+	if len(text) > maxWrapBytes {
+		end := maxWrapBytes
+		for end > 0 && !utf8.RuneStart(text[end]) {
+			end--
+		}
+		text = text[:end] + "…"
+	}
 	text = ts.clean(text)
 	var out []string
 	for para := range strings.SplitSeq(text, "\n") {
@@ -355,6 +374,15 @@ func namedBreak(word string, cut int) int {
 // width: at least one character. A word's face depends on all its
 // characters, so each cut is measured as it will be drawn.
 func (ts *typeset) fit(text string, width float64, st textStyle) int {
+	// No line holds more than a window of the text: measuring within it
+	// keeps the breaking of a very long word linear in its length.
+	if len(text) > fitWindow {
+		end := fitWindow
+		for end > 0 && !utf8.RuneStart(text[end]) {
+			end--
+		}
+		text = text[:end]
+	}
 	var cuts []int // the ends of the characters
 	for i := range text {
 		if i > 0 {
