@@ -163,11 +163,16 @@ func decodeJSON(r *http.Request, limit int64, v any) *apiError {
 		return errorf(http.StatusUnsupportedMediaType, profilesvc.CodeUnsupportedMediaType,
 			"Content-Type %q is not supported here: send the body as application/json", r.Header.Get("Content-Type"))
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
-	if err != nil {
+	// Into a buffer of the declared length, when there is one within the
+	// limit: the body is read without the copies of a growing buffer.
+	var buf bytes.Buffer
+	if r.ContentLength > 0 && r.ContentLength <= limit {
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(nil, r.Body, limit)); err != nil {
 		return bodyReadError(err, limit)
 	}
-	return unmarshalStrict(body, v)
+	return unmarshalStrict(buf.Bytes(), v)
 }
 
 // bodyReadError turns a failure to read the body into its answer.
@@ -409,7 +414,7 @@ func queryValues(r *http.Request, allowed ...string) (url.Values, *apiError) {
 // of t's fields exactly: encoding/json would accept "Name" for "name", and
 // a client relying on that would fail on a stricter service. It walks
 // nested structs and lists of structs.
-func checkExactKeys(raw json.RawMessage, t reflect.Type, path string) *apiError {
+func checkExactKeys(raw []byte, t reflect.Type, path string) *apiError {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -422,8 +427,8 @@ func checkExactKeys(raw json.RawMessage, t reflect.Type, path string) *apiError 
 		if t.Elem().Kind() == reflect.Uint8 {
 			return nil
 		}
-		var items []json.RawMessage
-		if json.Unmarshal(raw, &items) != nil {
+		items, ok := jsonElements(raw)
+		if !ok {
 			return nil // the decoder reports the type
 		}
 		for i, it := range items {
@@ -435,9 +440,9 @@ func checkExactKeys(raw json.RawMessage, t reflect.Type, path string) *apiError 
 		if t == reflect.TypeOf(time.Time{}) {
 			return nil
 		}
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil {
-			return nil
+		keys, values, ok := jsonMembers(raw)
+		if !ok {
+			return nil // the decoder reports the type
 		}
 		fields := map[string]reflect.Type{}
 		for i := 0; i < t.NumField(); i++ {
@@ -451,12 +456,20 @@ func checkExactKeys(raw json.RawMessage, t reflect.Type, path string) *apiError 
 			}
 			fields[name] = f.Type
 		}
-		for _, k := range slices.Sorted(maps.Keys(obj)) {
+		// In the order of the keys, as before: the first unknown key in
+		// that order is the one named.
+		order := make([]int, len(keys))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+		for _, i := range order {
+			k := keys[i]
 			ft, ok := fields[k]
 			if !ok {
 				return validation("unknown field %q in the request body", path+k)
 			}
-			if e := checkExactKeys(obj[k], ft, path+k+"."); e != nil {
+			if e := checkExactKeys(values[i], ft, path+k+"."); e != nil {
 				return e
 			}
 		}

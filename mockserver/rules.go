@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/ids"
 )
 
 // The rules of the records' fields that every path that makes or changes
@@ -17,34 +18,9 @@ import (
 // maxStatusLength is the longest item status, in bytes.
 const maxStatusLength = 255
 
-// badRecordID says what is wrong with a record's ID, or "": it must start
-// with one of the prefixes and go on with at least one character, be at
-// most 128 bytes of valid UTF-8, and hold no character that would take it
-// out of its path segment or be lost on the way there (/, ?, #, %, \), no
-// space and no control or format character.
-func badRecordID(id string, prefixes ...string) string {
-	ok := false
-	for _, p := range prefixes {
-		if strings.HasPrefix(id, p) && len(id) > len(p) {
-			ok = true
-		}
-	}
-	switch {
-	case !ok:
-		quoted := make([]string, len(prefixes))
-		for i, p := range prefixes {
-			quoted[i] = fmt.Sprintf("%q", p)
-		}
-		return fmt.Sprintf("must start with %s and go on, got %q", strings.Join(quoted, " or "), clip(id))
-	case len(id) > 128 || !utf8.ValidString(id):
-		return fmt.Sprintf("must be at most 128 bytes of valid UTF-8, got %q", clip(id))
-	case strings.ContainsFunc(id, func(r rune) bool {
-		return strings.ContainsRune("/?#%\\", r) || unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
-	}):
-		return fmt.Sprintf("must hold no /, ?, #, %%, \\, space, control or format character, got %q", clip(id))
-	}
-	return ""
-}
+// badRecordID says what is wrong with a record's ID, or "": the rule of
+// package ids, which workflows' IDs follow too.
+func badRecordID(id string, prefixes ...string) string { return ids.Problem(id, prefixes...) }
 
 // checkFixedID validates an ID a seed or the test kit chose.
 func checkFixedID(id, prefix string, taken bool) *apiError {

@@ -116,6 +116,10 @@ func TestRestore_RefusesASnapshotThatDoesNotHoldTogether(t *testing.T) {
 			at(s, "analyses", 0)["analysis"].(map[string]any)["riskAssessment"].(map[string]any)["riskScore"] = 101
 		}, []string{"analyses[0]", `"analysis/riskAssessment/riskScore"`, "not what the service gives"}},
 		{"an item's ID with a percent sign", func(s map[string]any) { at(s, "items", 0)["id"] = "item_50%off" }, []string{"items[0] (item_50%off)", `"id"`}},
+		{"an analysis's ID with a quote", func(s map[string]any) {
+			a := at(s, "analyses", 0)["analysis"].(map[string]any)
+			a["id"] = `analysis_a"b`
+		}, []string{"analyses[0]", `"id"`}},
 		{"a JSON item whose bytes are not its content", func(s map[string]any) {
 			for _, it := range s["items"].([]any) {
 				if m := it.(map[string]any); m["type"] == "json" {
@@ -442,6 +446,17 @@ func TestState_WhatTheServerHoldsItLoads(t *testing.T) {
 			err := srv.LoadSeed(&mockserver.Seed{Profiles: []mockserver.SeedProfile{{ID: id, Name: "P"}}})
 			assert.Error(t, err, "a seed fixing the ID %q", id)
 		}
+	})
+	t.Run("a workflow's ID and name", func(t *testing.T) {
+		srv := newServer(t)
+		for _, w := range []mockserver.Workflow{
+			{ID: "wf_a/b"}, {ID: "wf_a%2Fb"}, {ID: "wf_a b"}, {ID: "wf_\xff"}, {ID: "wf_\xfe"}, {ID: "wf_a\"b"},
+			{ID: "wf_named", Name: strings.Repeat("Long workflow name ", 40_000)},
+		} {
+			assert.Error(t, srv.AddWorkflow(w), "AddWorkflow(%.40q)", w.ID+" "+w.Name)
+		}
+		wantStatus(t, do(t, srv, "POST", "/_mock/workflows", map[string]any{"id": "wf_a?b#c"}), 400)
+		assert.Len(t, srv.Workflows(), 1, "the workflows after those refused")
 	})
 	t.Run("an item's status", func(t *testing.T) {
 		srv := newServer(t)

@@ -5,10 +5,10 @@
 package origin
 
 import (
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode"
 )
 
 // Same reports whether two URLs have the same origin: the same scheme,
@@ -31,9 +31,10 @@ func port(u *url.URL) string {
 // Normal returns an origin as browsers send it in an Origin header: the
 // scheme and host in lower case, the port as a plain number, and none
 // when it is the scheme's default; false when s is not such an origin:
-// http or https, a host in ASCII (a browser sends an international name
-// in its punycode form, xn--...), a port from 1 to 65535, and no user,
-// path, query or fragment.
+// http or https, a host name of ASCII letters, digits, - and . (a browser
+// sends an international name in its punycode form, xn--..., and no
+// wildcard) or an IP address, a port from 1 to 65535, and no user, path,
+// query or fragment.
 func Normal(s string) (string, bool) {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" ||
@@ -44,12 +45,9 @@ func Normal(s string) (string, bool) {
 	if scheme != "http" && scheme != "https" {
 		return "", false
 	}
-	host := strings.ToLower(u.Hostname())
-	if host == "" || strings.ContainsFunc(host, func(r rune) bool { return r > unicode.MaxASCII }) {
+	host, ok := normalHost(u.Hostname())
+	if !ok {
 		return "", false
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
 	}
 	n := 0
 	if p := u.Port(); p != "" {
@@ -61,4 +59,19 @@ func Normal(s string) (string, bool) {
 		return scheme + "://" + host, true
 	}
 	return scheme + "://" + host + ":" + strconv.Itoa(n), true
+}
+
+// normalHost returns a host in lower case, an IPv6 address in brackets;
+// false when it is neither an IP address nor a name of ASCII letters,
+// digits, - and . (a wildcard, an international name not in its xn--
+// form, a character no host name has: none of these is what a browser
+// sends).
+func normalHost(h string) (string, bool) {
+	h = strings.ToLower(h)
+	if strings.Contains(h, ":") {
+		return "[" + h + "]", net.ParseIP(h) != nil
+	}
+	return h, h != "" && !strings.ContainsFunc(h, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-' || r == '.')
+	})
 }

@@ -52,6 +52,11 @@ func TestNormal(t *testing.T) {
 		{"http://a.example:0", "", false},
 		{"http://bücher.example", "", false},
 		{"http://xn--bcher-kva.example", "http://xn--bcher-kva.example", true},
+		{"https://*.example.com", "", false},
+		{"https://a_b.example", "", false},
+		{"http://127.0.0.1:8080", "http://127.0.0.1:8080", true},
+		{"http://[::1]:8080", "http://[::1]:8080", true},
+		{"http://[zz::1]", "", false},
 	} {
 		got, ok := origin.Normal(tt.in)
 		assert.Equal(t, tt.ok, ok, "Normal(%q)", tt.in)

@@ -33,7 +33,12 @@ func normValue(field, v string) string {
 // SameValue reports whether Default counts a and b, two values of a
 // field, as the same: dates compared as dates (whatever their form),
 // other text regardless of case and of runs of spaces.
-func SameValue(field, a, b string) bool { return normValue(field, a) == normValue(field, b) }
+func SameValue(field, a, b string) bool { return ValueKey(field, a) == ValueKey(field, b) }
+
+// ValueKey is the form in which Default compares the values of a field:
+// two values are the same (SameValue) exactly when their keys are equal,
+// so that values can be grouped by key at one reading of each.
+func ValueKey(field, v string) string { return normValue(field, v) }
 
 // label turns a field name into words.
 func label(f string) string { return strings.ReplaceAll(f, "_", " ") }

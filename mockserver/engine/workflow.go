@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/profilesvc/profilesvc-go/internal/ids"
 )
 
 // Workflow is a kind of review: it owns profiles, and its output schema and
@@ -36,15 +40,23 @@ type PolicyAction struct {
 // DefaultWorkflowID is the workflow every mock server starts with.
 const DefaultWorkflowID = "wf_default"
 
+// MaxNameLength is the longest workflow name, in characters, as for
+// profiles and folders.
+const MaxNameLength = 255
+
 // Validate reports what makes w unfit to be stored, or nil: the ID must
-// start with "wf_" and be 4 to 128 characters, an output schema must be a
+// start with "wf_" and hold at most 128 ASCII letters, digits, _, -, . or
+// ~; the name at most MaxNameLength characters; an output schema must be a
 // JSON object with an object "properties" of at most MaxSchemaFields
 // properties (and as many in its extracted_values), and the policy must
 // have at most MaxPolicyActions actions, each with a name and a category.
 // Its messages name the field at fault.
 func (w Workflow) Validate() error {
-	if !strings.HasPrefix(w.ID, "wf_") || len(w.ID) < 4 || len(w.ID) > 128 {
-		return fmt.Errorf("field \"id\" must start with \"wf_\" and be 4 to 128 characters, got %q", w.ID)
+	if why := ids.Problem(w.ID, "wf_"); why != "" {
+		return fmt.Errorf("field \"id\" %s", why)
+	}
+	if !utf8.ValidString(w.Name) || utf8.RuneCountInString(w.Name) > MaxNameLength || strings.ContainsFunc(w.Name, unicode.IsControl) {
+		return fmt.Errorf("field \"name\" must be at most %d characters of valid UTF-8, with no control character", MaxNameLength)
 	}
 	if len(w.OutputSchema) > 0 {
 		// Its members are kept raw: only the shape of the top is checked,

@@ -54,18 +54,32 @@ func (r *canvas) bullet(mark, s string, st textStyle) {
 	}
 }
 
-// keyValues draws rows of a label and a value.
+// keyValues draws rows of a label and a value. A row that fits on a page
+// is kept on one; a value taller than the room of a page continues on
+// the next, line by line.
 func (r *canvas) keyValues(rows [][2]string, labelW float64) {
 	lh := bodySize * lineGap
+	label := textStyle{size: bodySize, bold: true, color: colMuted}
 	for _, kv := range rows {
 		lines := r.wrap(kv[1], contentW-labelW, body)
 		h := float64(len(lines))*lh + 4
-		r.ensure(h)
-		r.text(marginX, r.y+2, kv[0], textStyle{size: bodySize, bold: true, color: colMuted})
-		for i, ln := range lines {
-			r.drawLine(marginX+labelW, r.y+2+float64(i)*lh, ln, body)
+		if h <= pageH-marginBottom-marginTop {
+			r.ensure(h)
+			r.text(marginX, r.y+2, kv[0], label)
+			for i, ln := range lines {
+				r.drawLine(marginX+labelW, r.y+2+float64(i)*lh, ln, body)
+			}
+			r.y += h
+			continue
 		}
-		r.y += h
+		r.ensure(lh + 2)
+		r.text(marginX, r.y+2, kv[0], label)
+		for _, ln := range lines {
+			r.ensure(lh + 2)
+			r.drawLine(marginX+labelW, r.y+2, ln, body)
+			r.y += lh
+		}
+		r.y += 4
 	}
 }
 

@@ -167,6 +167,9 @@ type reportWriter struct {
 	d    Data
 	ed   extracted
 	docs []docRow
+	// groups are the values of each field counted by the engine's key
+	// (valueGroups), once a field.
+	groups map[string]map[string]int
 }
 
 // canvas is the document a report is drawn on, with the cursor and the

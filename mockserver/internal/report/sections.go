@@ -172,24 +172,18 @@ func (r *reportWriter) holders(f string) [][2]string {
 // that shows it writes it, with every document that shows the same (as
 // the engine counts values the same).
 func distinctValues(f string, held [][2]string) []string {
-	var firsts []string
+	var firsts, keys []string // by first showing
 	docs := map[string][]string{}
 	for _, h := range held {
-		first := h[1]
-		for _, v := range firsts {
-			if engine.SameValue(f, v, h[1]) {
-				first = v
-				break
-			}
+		key := engine.ValueKey(f, h[1])
+		if _, ok := docs[key]; !ok {
+			firsts, keys = append(firsts, h[1]), append(keys, key)
 		}
-		if _, ok := docs[first]; !ok {
-			firsts = append(firsts, first)
-		}
-		docs[first] = append(docs[first], h[0])
+		docs[key] = append(docs[key], h[0])
 	}
 	out := make([]string, len(firsts))
 	for i, v := range firsts {
-		out[i] = fmt.Sprintf("%s (%s)", v, strings.Join(docs[v], ", "))
+		out[i] = fmt.Sprintf("%s (%s)", v, strings.Join(docs[keys[i]], ", "))
 	}
 	return out
 }
@@ -509,38 +503,47 @@ func (r *reportWriter) disagreeing(f string, shown []string, has []bool) []bool 
 	if cj == nil || cj.Checks[f].Result != profilesvc.CheckFail {
 		return odd
 	}
-	var all []string
-	for _, d := range r.docs {
-		if v, ok := d.facts.Values[f]; ok {
-			all = append(all, v)
-		}
-	}
-	group := func(v string) int {
-		n := 0
-		for _, o := range all {
-			if engine.SameValue(f, v, o) {
-				n++
-			}
-		}
-		return n
-	}
+	groups := r.valueGroups(f)
 	best, atBest := 0, 0
-	for _, v := range all {
-		switch n := group(v); {
+	for _, n := range groups {
+		switch {
 		case n > best:
-			best, atBest = n, 1
+			best, atBest = n, n
 		case n == best:
-			atBest++
+			atBest += n
 		}
 	}
 	// One group is the largest when exactly its values are at its size.
 	majority := atBest == best
 	for i, v := range shown {
 		if has[i] {
-			odd[i] = !majority || group(v) < best
+			odd[i] = !majority || groups[engine.ValueKey(f, v)] < best
 		}
 	}
 	return odd
+}
+
+// valueGroups counts the values of field f among every document, by the
+// key the engine compares them by: counted once a field, whatever the
+// number of tables that show it.
+func (r *reportWriter) valueGroups(f string) map[string]int {
+	if g, ok := r.groups[f]; ok {
+		return g
+	}
+	g := map[string]int{}
+	for _, d := range r.docs {
+		if d.facts == nil {
+			continue
+		}
+		if v, ok := d.facts.Values[f]; ok {
+			g[engine.ValueKey(f, v)]++
+		}
+	}
+	if r.groups == nil {
+		r.groups = map[string]map[string]int{}
+	}
+	r.groups[f] = g
+	return g
 }
 
 // evidenceSection quotes, for each check that read the documents, the
