@@ -327,17 +327,21 @@ func (ts *typeset) wrapParagraph(para string, width float64, st textStyle, out [
 		if wordStart == len(para) {
 			break
 		}
-		w, first, lastOfWord := ts.word(para[wordStart:wordEnd], st)
-		spacesFace := last
-		if spacesFace < 0 {
-			spacesFace = first
+		// A word longer than fitWindow is wider than any line, as fit
+		// assumes: it is not measured, which would make breaking a long
+		// word take time quadratic in its length, a whole measure a line.
+		if wordEnd-wordStart <= fitWindow {
+			w, first, lastOfWord := ts.word(para[wordStart:wordEnd], st)
+			spacesFace := last
+			if spacesFace < 0 {
+				spacesFace = first
+			}
+			if with := lineW + float64(wordStart-i)*ts.space(spacesFace, st.size) + w; with <= width {
+				lineEnd, lineW, last, i = wordEnd, with, lastOfWord, wordEnd
+				continue
+			}
 		}
-		with := lineW + float64(wordStart-i)*ts.space(spacesFace, st.size) + w
-		switch {
-		case with <= width:
-			lineEnd, lineW, last, i = wordEnd, with, lastOfWord, wordEnd
-			continue
-		case lineEnd > lineStart:
+		if lineEnd > lineStart {
 			// The word goes to the next line.
 			out = append(out, para[lineStart:lineEnd])
 			lineStart, lineEnd, lineW, last, i = wordStart, wordStart, 0, -1, wordStart

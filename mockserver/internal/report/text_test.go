@@ -117,6 +117,7 @@ func TestWrap(t *testing.T) {
 		{"mixed", "문서 3건을 분류했습니다: passport.txt(여권), bank_statement.txt(은행 거래내역서), utility_bill.txt(공과금 고지서).", 120, false},
 		{"an unbroken token", "before " + strings.Repeat("UNBROKEN", 40) + " after", 180, true},
 		{"a long name", "bank_statement_of_the_applicant_in_march.txt", 60, true},
+		{"a token longer than the window a line is looked for in", "before " + strings.Repeat("ABCDEFGHIJ", fitWindow/5) + " after", 180, true},
 		{"lines of their own", "first line\n\nthird line", 300, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
