@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go"
-	"github.com/profilesvc/profilesvc-go/mockserver/internal/pdftest"
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
 
@@ -33,10 +32,8 @@ func withExtracted(t *testing.T, d report.Data, fields map[string]any) report.Da
 
 // wantBackslashesInGo checks that every backslash a report draws is drawn
 // in one of the Go fonts, never in NanumGothic, which draws it as ₩.
-func wantBackslashesInGo(t *testing.T, d report.Data) {
+func wantBackslashesInGo(t *testing.T, drawn []report.DrawnText) {
 	t.Helper()
-	drawn, err := report.DrawnTexts(d)
-	require.NoError(t, err)
 	n := 0
 	for _, tx := range drawn {
 		if strings.Contains(tx.Text, `\`) {
@@ -51,6 +48,7 @@ func wantBackslashesInGo(t *testing.T, d report.Data) {
 // backslashes and quotes as its JSON, and a 300-character string without
 // a space whole, over lines each continued after a mark.
 func TestAppendixIsReadable(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn", 6)
 	require.Len(t, long, 300)
 	d := withExtracted(t, fixture(t, "analysis.json"), map[string]any{
@@ -58,9 +56,10 @@ func TestAppendixIsReadable(t *testing.T) {
 	})
 	for _, locale := range []string{"en", "ko"} {
 		t.Run(locale, func(t *testing.T) {
-			d := variant(d, locale, true)
+			t.Parallel()
+			r := renderAll(t, variant(d, locale, true))
 			var rows []string
-			for _, page := range pdftest.Rows(t, render(t, d)) {
+			for _, page := range r.rows {
 				rows = append(rows, page...)
 			}
 			assert.Contains(t, rows, `  "a_note": "C:\\Users\\jane \"quoted\" & <b>",`, "the value with backslashes and quotes, as JSON")
@@ -83,8 +82,8 @@ func TestAppendixIsReadable(t *testing.T) {
 			}
 			assert.Equal(t, long+`",`, got, "the long string, its lines joined")
 			assert.GreaterOrEqual(t, continued, 2, "the long string's continued lines")
-			wantBackslashesInGo(t, d)
-			wantOnPage(t, d)
+			wantBackslashesInGo(t, r.drawn)
+			wantOnPage(t, r.drawn)
 		})
 	}
 }
@@ -92,6 +91,7 @@ func TestAppendixIsReadable(t *testing.T) {
 // TestBackslashIsABackslash checks a backslash in the report's own text,
 // in both languages: it reads back as a backslash, drawn in a Go font.
 func TestBackslashIsABackslash(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "analysis.json")
 	fs := append([]profilesvc.Finding(nil), d.Analysis.Findings...)
 	fs = append(fs, profilesvc.Finding{Category: "scan_check", Result: profilesvc.FindingPassed,
@@ -99,11 +99,12 @@ func TestBackslashIsABackslash(t *testing.T) {
 	d.Analysis.Findings = fs
 	for _, locale := range []string{"en", "ko"} {
 		t.Run(locale, func(t *testing.T) {
-			d := variant(d, locale, false)
-			text := textOf(pageRows(t, render(t, d)))
+			t.Parallel()
+			r := renderAll(t, variant(d, locale, false))
+			text := r.text()
 			wantText(t, text, `Saved to C:\scans\jane and \\server\share; 경로\폴더`)
 			noText(t, text, "₩")
-			wantBackslashesInGo(t, d)
+			wantBackslashesInGo(t, r.drawn)
 		})
 	}
 }

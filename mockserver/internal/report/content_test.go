@@ -22,6 +22,7 @@ import (
 // TestSubject checks the summary at the top: the profile's name, and each
 // identity value with the documents' agreement on it.
 func TestSubject(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "mismatch.json")
 	for _, tc := range []struct{ locale, want string }{
 		// A row of the table per line, its cells side by side, and the
@@ -35,7 +36,7 @@ func TestSubject(t *testing.T) {
 			"국적 Korean 미확인 passport.txt에만 있음 문서 번호 M12345678 미확인 passport.txt에만 있음"},
 	} {
 		t.Run(tc.locale, func(t *testing.T) {
-			wantText(t, textOf(pageRows(t, render(t, variant(d, tc.locale, false)))), tc.want)
+			wantText(t, fixtureReport(t, "mismatch.json", tc.locale, false).text(), tc.want)
 		})
 	}
 }
@@ -44,9 +45,10 @@ func TestSubject(t *testing.T) {
 // name, type, detected type, upload time, size, fingerprint, readability
 // and validity, and the reason when it is not valid.
 func TestDocumentsReviewed(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "mismatch.json")
 	require.Len(t, d.Documents, 4)
-	text := textOf(pageRows(t, render(t, variant(d, "en", false))))
+	text := fixtureReport(t, "mismatch.json", "en", false).text()
 	wantText(t, text, "Document Detected as Uploaded Size SHA-256 Readable Valid")
 	for _, doc := range d.Documents {
 		wantText(t, text, fmt.Sprintf("%s %s 2025-03-04 05:06 %d B %s", doc.Name, map[string]string{
@@ -64,16 +66,15 @@ func TestDocumentsReviewed(t *testing.T) {
 // marked: of the dates of birth, the statement's, since the passport and
 // the bill agree.
 func TestValuesSideBySide(t *testing.T) {
-	d := fixture(t, "mismatch.json")
-	text := textOf(pageRows(t, render(t, variant(d, "en", false))))
+	t.Parallel()
+	r := fixtureReport(t, "mismatch.json", "en", false)
+	text := r.text()
 	wantText(t, text, "Field passport.txt bank_ utility_bill.txt selfie.png Judgement statement.txt",
 		"Date of birth 1988-11-02 1989-11-02 02/11/1988 — Inconsistent",
 		"Address — 7 Sejong-daero, 7 Sejong-daero, — Consistent Seoul Seoul",
 		"Overall: Inconsistent The documents disagree on date of birth.")
-	drawn, err := report.DrawnTexts(variant(d, "en", false))
-	require.NoError(t, err)
 	marked := map[string]bool{}
-	for _, tx := range drawn {
+	for _, tx := range r.drawn {
 		if tx.Color == [3]uint8{165, 29, 42} && tx.Family == "go-bold" && tx.Size == 8.5 {
 			marked[strings.TrimSpace(tx.Text)] = true
 		}
@@ -86,6 +87,7 @@ func TestValuesSideBySide(t *testing.T) {
 // TestValuesWithoutAMajority checks that, when no value is shown by more
 // documents than the others, every value of the field is marked.
 func TestValuesWithoutAMajority(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "mismatch.json")
 	for i := range d.Facts.Documents {
 		if d.Facts.Documents[i].Values["date_of_birth"] == "02/11/1988" {
@@ -106,7 +108,7 @@ func TestValuesWithoutAMajority(t *testing.T) {
 // TestEvidence checks that each check that read the documents quotes the
 // passages it read, with the document they come from, and the tool call.
 func TestEvidence(t *testing.T) {
-	d := fixture(t, "mismatch.json")
+	t.Parallel()
 	for _, tc := range []struct {
 		locale string
 		want   []string
@@ -120,7 +122,7 @@ func TestEvidence(t *testing.T) {
 			"발급 기관 등록 조회 통과 › 도구 document_registry.lookup: 문서 번호 M12345678 — 등록 확인"}},
 	} {
 		t.Run(tc.locale, func(t *testing.T) {
-			wantText(t, textOf(pageRows(t, render(t, variant(d, tc.locale, false)))), tc.want...)
+			wantText(t, fixtureReport(t, "mismatch.json", tc.locale, false).text(), tc.want...)
 		})
 	}
 }
@@ -128,8 +130,9 @@ func TestEvidence(t *testing.T) {
 // TestAuditTrail checks that each step shows with its label, category,
 // result in the findings' words, start time and duration.
 func TestAuditTrail(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "mismatch.json")
-	text := textOf(pageRows(t, render(t, variant(d, "en", false))))
+	text := fixtureReport(t, "mismatch.json", "en", false).text()
 	wantText(t, text, "# Step Category Result Started (UTC) Duration")
 	words := map[profilesvc.StepStatus]string{"passed": "Passed", "needs_review": "Warning", "failed": "Failed"}
 	labels := map[string]string{"classify_documents": "Classify documents", "extract_identity_fields": "Extract identity fields",
@@ -148,13 +151,13 @@ func TestAuditTrail(t *testing.T) {
 // TestOneWordForOneState checks that a step and its finding are called
 // alike: a warning is a warning in the findings and in the audit trail.
 func TestOneWordForOneState(t *testing.T) {
-	d := fixture(t, "analysis.json")
+	t.Parallel()
 	for _, tc := range []struct{ locale, finding, step, other string }{
 		{"en", "Cross-check identity Warning", "5 Cross-check identity Data consistency Warning", "Needs review"},
 		{"ko", "신원 교차 확인 주의", "5 신원 교차 확인 데이터 일관성 주의", "검토 필요"},
 	} {
 		t.Run(tc.locale, func(t *testing.T) {
-			text := textOf(pageRows(t, render(t, variant(d, tc.locale, false))))
+			text := fixtureReport(t, "analysis.json", tc.locale, false).text()
 			wantText(t, text, tc.finding, tc.step)
 			noText(t, text, tc.other)
 		})
@@ -165,8 +168,9 @@ func TestOneWordForOneState(t *testing.T) {
 // by their labels, risk factors and the risk basis as sentences, plural
 // forms, priorities as words, and the footer's punctuation.
 func TestWrittenAsAPersonWould(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "analysis.json")
-	pages := pageRows(t, render(t, variant(d, "en", true)))
+	pages := fixtureReport(t, "analysis.json", "en", true).pages()
 	body := textOf(bodyPages(pages, "Appendix: raw data"))
 	wantText(t, body, "Cross-check identity Warning", "• Cross-check identity raised a warning.",
 		"Risk basis Risk score 10 of 100, from 1 warning.", "Classified 2 documents:", "Reviewed 2 documents and compiled the decision.",
@@ -190,6 +194,7 @@ func TestWrittenAsAPersonWould(t *testing.T) {
 // report states the verification status and the profile's name it is
 // given, those of when it is made.
 func TestSignOffAndCurrentState(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "analysis.json")
 	d.Analysis.VerificationStatus = profilesvc.VerificationApproved
 	d.ProfileName = "Renamed Applicant"
@@ -204,6 +209,7 @@ func TestSignOffAndCurrentState(t *testing.T) {
 			"대상자 Renamed Applicant"}, "검토 대기"},
 	} {
 		t.Run(tc.locale, func(t *testing.T) {
+			t.Parallel()
 			text := textOf(pageRows(t, render(t, variant(d, tc.locale, false))))
 			wantText(t, text, tc.want...)
 			noText(t, text, tc.not)

@@ -9,9 +9,16 @@ import (
 
 // DrawnTexts renders d and returns every piece of text the report draws.
 func DrawnTexts(d Data) ([]DrawnText, error) {
-	var out []DrawnText
-	_, err := render(d, func(t DrawnText) { out = append(out, t) })
+	_, out, err := RenderDrawn(d)
 	return out, err
+}
+
+// RenderDrawn renders d, as Render does, and returns the document with
+// every piece of text the report draws.
+func RenderDrawn(d Data) ([]byte, []DrawnText, error) {
+	var out []DrawnText
+	pdf, err := render(d, func(t DrawnText) { out = append(out, t) })
+	return pdf, out, err
 }
 
 // FontFamilies returns the TrueType data of each family a report draws

@@ -22,6 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden transcripts under te
 // (mismatch.json), read back a row to a line, with its golden file: any
 // change of a report shows as a diff of the rows it touches.
 func TestGoldenTranscripts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		fixture, locale string
 		raw             bool
@@ -35,9 +36,9 @@ func TestGoldenTranscripts(t *testing.T) {
 		{"mismatch.json", "ko", false, "mismatch-ko.txt"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			pdf := render(t, variant(fixture(t, tc.fixture), tc.locale, tc.raw))
-			pdftest.Validate(t, pdf)
-			got := pdftest.Transcript(t, pdf)
+			r := fixtureReport(t, tc.fixture, tc.locale, tc.raw)
+			pdftest.Validate(t, r.pdf)
+			got := pdftest.Transcript(t, r.pdf)
 			path := filepath.Join("testdata", "golden", tc.golden)
 			if *update {
 				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))

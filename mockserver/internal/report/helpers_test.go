@@ -7,6 +7,12 @@ package report_test
 // text. The text is read back from the PDF as rows, as a reader sees
 // them (pdftest.Rows, which decodes gopdf's composite fonts through their
 // ToUnicode maps and widths).
+//
+// A report depends on nothing but its data (TestRenderDeterministic), so
+// each variant of a fixture's report is rendered once, by the first test
+// that reads it, and shared with the others (fixtureReport); a test that
+// changes the data renders its own, once, and reads both its text and
+// what it draws from that one rendering (renderAll).
 
 import (
 	"bytes"
@@ -15,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,7 +61,11 @@ func variant(d report.Data, locale string, raw bool) report.Data {
 // pageRows reads back a report's text: each page's rows.
 func pageRows(t testing.TB, pdf []byte) []string {
 	t.Helper()
-	rows := pdftest.Rows(t, pdf)
+	return joinRows(pdftest.Rows(t, pdf))
+}
+
+// joinRows is each page's rows, a row a line.
+func joinRows(rows [][]string) []string {
 	pages := make([]string, len(rows))
 	for i, r := range rows {
 		pages[i] = strings.Join(r, "\n")
@@ -84,10 +95,93 @@ func render(t testing.TB, d report.Data) []byte {
 	t.Helper()
 	pdf, err := report.Render(d)
 	require.NoError(t, err, "Render")
+	wantWhole(t, pdf)
+	return pdf
+}
+
+// wantWhole checks that pdf is a whole PDF, from its header to its end
+// marker.
+func wantWhole(t testing.TB, pdf []byte) {
+	t.Helper()
 	if !bytes.HasPrefix(pdf, []byte("%PDF-1.")) || !bytes.Contains(pdf[max(0, len(pdf)-64):], []byte("%%EOF")) {
 		t.Fatalf("the report is not a whole PDF: %d bytes starting %q", len(pdf), pdf[:min(16, len(pdf))])
 	}
-	return pdf
+}
+
+// rendered is a report as the tests read it: the PDF, every piece of
+// text it draws, and each page's rows (pdftest.Rows).
+type rendered struct {
+	pdf   []byte
+	drawn []report.DrawnText
+	rows  [][]string
+}
+
+// pages are the report's pages, each its rows, a row a line.
+func (r rendered) pages() []string { return joinRows(r.rows) }
+
+// text is the normalised text of the report's pages.
+func (r rendered) text() string { return textOf(r.pages()) }
+
+// renderAll renders a report once, recording what it draws, checks that
+// it is a whole PDF and reads its pages back.
+func renderAll(t testing.TB, d report.Data) rendered {
+	t.Helper()
+	pdf, drawn, err := report.RenderDrawn(d)
+	require.NoError(t, err, "Render")
+	wantWhole(t, pdf)
+	return rendered{pdf: pdf, drawn: drawn, rows: pdftest.Rows(t, pdf)}
+}
+
+// once is a value the first test to need it makes and the others share.
+// When making it fails, that test fails, and so does every later one
+// that needs it.
+type once[T any] struct {
+	sync.Once
+	v  T
+	ok bool
+}
+
+// get returns the value, made by build in the first test to ask.
+func (o *once[T]) get(t testing.TB, build func(testing.TB) T) T {
+	t.Helper()
+	o.Do(func() {
+		o.v = build(t)
+		o.ok = true
+	})
+	if !o.ok {
+		t.Fatal("the shared value could not be made: see the test that first needed it")
+	}
+	return o.v
+}
+
+// variantKey names a variant of a fixture's report.
+type variantKey struct {
+	fixture, locale string
+	raw             bool
+}
+
+// fixtureReports are the variants of the fixtures' reports, each made
+// once, when a test first reads it.
+var fixtureReports = func() map[variantKey]*once[rendered] {
+	out := map[variantKey]*once[rendered]{}
+	for _, fx := range []string{"analysis.json", "typical.json", "mismatch.json"} {
+		for _, locale := range []string{"en", "ko"} {
+			for _, raw := range []bool{false, true} {
+				out[variantKey{fx, locale, raw}] = &once[rendered]{}
+			}
+		}
+	}
+	return out
+}()
+
+// fixtureReport is the report of testdata/fx in a locale, with or
+// without raw data, rendered once for every test that reads it. The tests
+// only read it.
+func fixtureReport(t testing.TB, fx, locale string, raw bool) rendered {
+	t.Helper()
+	o, ok := fixtureReports[variantKey{fx, locale, raw}]
+	require.True(t, ok, "no shared report of %s", fx)
+	return o.get(t, func(t testing.TB) rendered { return renderAll(t, variant(fixture(t, fx), locale, raw)) })
 }
 
 // wantText checks that the normalised text holds each of want.
@@ -151,10 +245,8 @@ func wantFooters(t *testing.T, pages []string, locale string) {
 
 // wantOnPage checks that every piece of text a report draws lies
 // within the page's margins.
-func wantOnPage(t *testing.T, d report.Data) {
+func wantOnPage(t *testing.T, drawn []report.DrawnText) {
 	t.Helper()
-	drawn, err := report.DrawnTexts(d)
-	require.NoError(t, err)
 	for _, tx := range drawn {
 		if tx.X < 0 || tx.X+tx.Width > 595-40 || tx.Y < 0 || tx.Y > 842 {
 			t.Errorf("page %d: %q is drawn from (%.1f, %.1f) to x=%.1f, off the page", tx.Page, tx.Text, tx.X, tx.Y, tx.X+tx.Width)

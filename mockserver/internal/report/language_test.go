@@ -94,6 +94,7 @@ func engineFacts(t *testing.T) map[string]engine.Facts {
 // fact the engine writes, in English and in Korean, and knows no key the
 // engine never writes.
 func TestEveryFactIsSaidInBothLanguages(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for name, facts := range engineFacts(t) {
 		for text, fs := range facts.Sentences {
@@ -126,6 +127,7 @@ func TestEveryFactIsSaidInBothLanguages(t *testing.T) {
 // TestKoreanIsInTheFont checks that every character of the Korean
 // report's words and sentences has a glyph, Hangul in NanumGothic.
 func TestKoreanIsInTheFont(t *testing.T) {
+	t.Parallel()
 	texts := report.Words("ko")
 	for _, facts := range engineFacts(t) {
 		for _, fs := range facts.Sentences {
@@ -145,7 +147,7 @@ func TestKoreanIsInTheFont(t *testing.T) {
 	}
 	for _, fx := range []string{"analysis.json", "mismatch.json"} {
 		for _, raw := range []bool{false, true} {
-			text := textOf(pageRows(t, render(t, variant(fixture(t, fx), "ko", raw))))
+			text := fixtureReport(t, fx, "ko", raw).text()
 			assert.NotContains(t, text, "□", "%s: a character drawn as a replacement", fx)
 		}
 	}
@@ -166,11 +168,12 @@ var quotation = regexp.MustCompile(`“[^”]*”`)
 // as the service returns it), and no English word at all outside the
 // documents' own words.
 func TestKoreanSaysNoEnglishFromTheEngine(t *testing.T) {
+	t.Parallel()
 	for _, fx := range []string{"analysis.json", "typical.json", "mismatch.json"} {
 		d := fixture(t, fx)
 		for _, raw := range []bool{false, true} {
 			t.Run(fx+"/raw="+map[bool]string{false: "false", true: "true"}[raw], func(t *testing.T) {
-				pages := bodyPages(pageRows(t, render(t, variant(d, "ko", raw))), "부록: 원시 데이터")
+				pages := bodyPages(fixtureReport(t, fx, "ko", raw).pages(), "부록: 원시 데이터")
 				text := textOf(pages)
 				for _, s := range engineEnglish(d) {
 					if strings.Contains(text, pdftest.Norm(s)) {
@@ -213,6 +216,7 @@ func engineEnglish(d report.Data) []string {
 // given, a sentence the engine did not write (its facts missing, or the
 // sentence changed after it), and the others from their facts.
 func TestSentencesWithoutFactsShowAsGiven(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "analysis.json")
 	var expiry, consistency *profilesvc.Finding
 	findings := slices.Clone(d.Analysis.Findings)
@@ -228,6 +232,7 @@ func TestSentencesWithoutFactsShowAsGiven(t *testing.T) {
 	given := expiry.Details
 
 	t.Run("no facts", func(t *testing.T) {
+		t.Parallel()
 		d := variant(d, "ko", false)
 		d.Facts = engine.Facts{}
 		text := textOf(pageRows(t, render(t, d)))
@@ -237,6 +242,7 @@ func TestSentencesWithoutFactsShowAsGiven(t *testing.T) {
 		wantText(t, text, "문서 유효성", "bank_statement.txt is a bank statement with every required field.")
 	})
 	t.Run("a sentence changed", func(t *testing.T) {
+		t.Parallel()
 		d := variant(d, "ko", false)
 		consistency.Details = "Changed by the test's analyzer."
 		d.Analysis.Findings = findings

@@ -29,6 +29,7 @@ import (
 // valid in strict mode, A4, numbered, and saying what the analysis says in
 // the variant's language.
 func TestRenderVariants(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "analysis.json")
 	a := d.Analysis
 	pageCounts := map[string]int{}
@@ -36,10 +37,10 @@ func TestRenderVariants(t *testing.T) {
 		for _, raw := range []bool{false, true} {
 			name := fmt.Sprintf("%s/raw=%v", loc.name, raw)
 			t.Run(name, func(t *testing.T) {
-				pdf := render(t, variant(d, loc.name, raw))
-				ctx := pdftest.Validate(t, pdf)
+				r := fixtureReport(t, "analysis.json", loc.name, raw)
+				ctx := pdftest.Validate(t, r.pdf)
 				wantA4(t, ctx)
-				pages := pageRows(t, pdf)
+				pages := r.pages()
 				require.Len(t, pages, ctx.PageCount, "the pages read back, against pdfcpu's count")
 				pageCounts[name] = ctx.PageCount
 				wantFooters(t, pages, loc.name)
@@ -82,10 +83,12 @@ func word(loc locale, result string) string {
 
 // TestRenderRiskLevelWords renders each risk level in each language.
 func TestRenderRiskLevelWords(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "analysis.json")
 	for _, loc := range locales {
 		for _, level := range []profilesvc.RiskLevel{profilesvc.RiskMedium, profilesvc.RiskHigh} {
 			t.Run(loc.name+"/"+string(level), func(t *testing.T) {
+				t.Parallel()
 				d := variant(d, loc.name, false)
 				ra := *d.Analysis.RiskAssessment
 				ra.RiskLevel, ra.RiskScore = level, 72
@@ -105,15 +108,17 @@ func TestRenderRiskLevelWords(t *testing.T) {
 // TestRenderLongAnalysis checks that a long analysis with raw data breaks
 // over several pages, stays valid, numbers every page and loses nothing.
 func TestRenderLongAnalysis(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "analysis.json")
 	d.Analysis = longAnalysis(t, d.Analysis)
 	require.GreaterOrEqual(t, len(d.Analysis.ExtractedData), 4<<10, "the long analysis's extracted data, in bytes")
 	for _, loc := range []string{"en", "ko"} {
 		t.Run(loc, func(t *testing.T) {
-			pdf := render(t, variant(d, loc, true))
-			ctx := pdftest.Validate(t, pdf)
+			t.Parallel()
+			r := renderAll(t, variant(d, loc, true))
+			ctx := pdftest.Validate(t, r.pdf)
 			wantA4(t, ctx)
-			pages := pageRows(t, pdf)
+			pages := r.pages()
 			require.Len(t, pages, ctx.PageCount, "the pages read back, against pdfcpu's count")
 			require.GreaterOrEqual(t, len(pages), 3, "the long report's pages")
 			wantFooters(t, pages, loc)
@@ -131,7 +136,7 @@ func TestRenderLongAnalysis(t *testing.T) {
 			if got := strings.Count(strings.ReplaceAll(text, " ", ""), "UNBROKEN"); got < 40 {
 				t.Errorf("the unbroken token shows %d of its 40 parts", got)
 			}
-			wantOnPage(t, variant(d, loc, true))
+			wantOnPage(t, r.drawn)
 		})
 	}
 }
@@ -152,6 +157,7 @@ func uncovered(t *testing.T, script string, candidates ...rune) rune {
 // lacks never fail a report and show as a visible replacement, while
 // accented Latin and Hangul come through.
 func TestRenderReplacesMissingCharacters(t *testing.T) {
+	t.Parallel()
 	const box = "□"
 	require.True(t, font.Covers([]rune(box)[0]), "the font has the replacement character %s itself", box)
 	for _, c := range "éüñÉ김한글" {
@@ -180,6 +186,7 @@ func TestRenderReplacesMissingCharacters(t *testing.T) {
 	a.Recommendations = append(a.Recommendations, profilesvc.Recommendation{Content: "Ask " + name, Priority: 1, SortOrder: 999})
 	for _, loc := range []string{"en", "ko"} {
 		t.Run(loc, func(t *testing.T) {
+			t.Parallel()
 			pdf := render(t, variant(d, loc, true))
 			pdftest.Validate(t, pdf)
 			text := textOf(pageRows(t, pdf))
@@ -188,6 +195,7 @@ func TestRenderReplacesMissingCharacters(t *testing.T) {
 		})
 	}
 	t.Run("every field", func(t *testing.T) {
+		t.Parallel()
 		// The characters in the workflow's name and the risk factors too.
 		d := variant(d, "en", false)
 		d.WorkflowName = name
@@ -202,25 +210,33 @@ func TestRenderReplacesMissingCharacters(t *testing.T) {
 
 // TestRenderDeterministic checks that a report depends on nothing but its
 // data: rendering twice gives the same bytes, and each variant its own.
+// The report rendered twice is the richest: documents that disagree, in
+// Korean, with raw data, so that it has every face, every section and
+// the appendix, and the most that the data holds in maps. The first
+// rendering recorded what it drew, the second did not: recording changes
+// nothing either.
 func TestRenderDeterministic(t *testing.T) {
-	d := fixture(t, "analysis.json")
-	seen := map[string]string{}
-	for _, loc := range []string{"en", "ko"} {
-		for _, raw := range []bool{false, true} {
-			name := fmt.Sprintf("%s/raw=%v", loc, raw)
-			t.Run(name, func(t *testing.T) {
-				p1 := render(t, variant(d, loc, raw))
-				p2 := render(t, variant(d, loc, raw))
-				if !bytes.Equal(p1, p2) {
-					t.Fatalf("two renderings differ: %d and %d bytes, first difference at byte %d", len(p1), len(p2), firstDiff(p1, p2))
-				}
-				if other, ok := seen[string(p1)]; ok {
+	t.Parallel()
+	t.Run("twice", func(t *testing.T) {
+		first := fixtureReport(t, "mismatch.json", "ko", true).pdf
+		again := render(t, variant(fixture(t, "mismatch.json"), "ko", true))
+		if !bytes.Equal(first, again) {
+			t.Fatalf("two renderings differ: %d and %d bytes, first difference at byte %d", len(first), len(again), firstDiff(first, again))
+		}
+	})
+	t.Run("variants", func(t *testing.T) {
+		seen := map[string]string{}
+		for _, loc := range []string{"en", "ko"} {
+			for _, raw := range []bool{false, true} {
+				name := fmt.Sprintf("%s/raw=%v", loc, raw)
+				pdf := fixtureReport(t, "analysis.json", loc, raw).pdf
+				if other, ok := seen[string(pdf)]; ok {
 					t.Errorf("variant %s gives the same bytes as %s", name, other)
 				}
-				seen[string(p1)] = name
-			})
+				seen[string(pdf)] = name
+			}
 		}
-	}
+	})
 }
 
 // infoRef finds the trailer's /Info entry when it is an indirect
@@ -231,6 +247,7 @@ var infoRef = regexp.MustCompile(`/Info\s+\d+\s+\d+\s+R`)
 // Subject, Creator and CreationDate, the last being the analysis's
 // completion time.
 func TestRenderMetadata(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "analysis.json")
 	a := d.Analysis
 	completed := *a.CompletedAt
@@ -239,7 +256,7 @@ func TestRenderMetadata(t *testing.T) {
 		{"ko", "문서 분석 보고서 " + a.ID, "프로필: " + d.ProfileName + " (" + a.ProfileID + ")"},
 	} {
 		t.Run(tc.locale, func(t *testing.T) {
-			pdf := render(t, variant(d, tc.locale, false))
+			pdf := fixtureReport(t, "analysis.json", tc.locale, false).pdf
 			check := func(t *testing.T, title, subject, creator, created string) {
 				t.Helper()
 				assert.Equal(t, tc.title, title, "Title")
@@ -275,20 +292,20 @@ func TestRenderMetadata(t *testing.T) {
 
 // TestRenderConcurrently renders reports in parallel, sharing the parsed
 // font: under -race this proves the sharing safe, and every copy must
-// equal the one rendered alone.
+// equal the one rendered alone. Two copies of each of two variants, one
+// English without raw data and one Korean with it (every face between
+// them), start together, so that they overlap.
 func TestRenderConcurrently(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "analysis.json")
-	en, ko := variant(d, "en", false), variant(d, "ko", true)
-	en.ProfileName, ko.ProfileName = "Jane Doe", "김민준 Müller"
-	variants := []report.Data{en, ko}
-	want := make([][]byte, len(variants))
-	for i, d := range variants {
-		want[i] = render(t, d)
-	}
+	variants := []report.Data{variant(d, "en", false), variant(d, "ko", true)}
+	want := [][]byte{fixtureReport(t, "analysis.json", "en", false).pdf, fixtureReport(t, "analysis.json", "ko", true).pdf}
+	start := make(chan struct{})
 	var wg sync.WaitGroup
-	for n := 0; n < 8; n++ {
+	for range 2 {
 		for i, d := range variants {
 			wg.Go(func() {
+				<-start
 				got, err := report.Render(d)
 				if err != nil {
 					t.Error(err)
@@ -300,12 +317,14 @@ func TestRenderConcurrently(t *testing.T) {
 			})
 		}
 	}
+	close(start)
 	wg.Wait()
 }
 
 // TestRenderRiskThresholds checks that Render refuses risk thresholds out
 // of order, which would draw a gauge with no sense.
 func TestRenderRiskThresholds(t *testing.T) {
+	t.Parallel()
 	d := fixture(t, "analysis.json")
 	for _, tc := range []struct {
 		name         string
