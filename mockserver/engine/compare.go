@@ -23,14 +23,14 @@ func (r *run) compareFields() {
 		r.judgements[f+"_check_result"] = res
 		r.judgements[f+"_check_reason"] = reason
 	}
-	overall, reason, fact := profilesvc.CheckPass, "Every value shown by more than one document agrees.", Fact{Key: factAllAgree}
+	overall, reason, fact := profilesvc.CheckPass, "Every value shown by more than one document agrees.", Fact{Key: FactAllAgree}
 	switch {
 	case len(r.fails) > 0:
 		overall, reason = profilesvc.CheckFail, "The documents disagree on "+labels(r.fails)+"."
-		fact = Fact{Key: factDisagree, Fields: r.fails}
+		fact = Fact{Key: FactDisagree, Fields: r.fails}
 	case len(r.reviews) > 0:
 		overall, reason = profilesvc.CheckNeedsReview, "These values could not be confirmed by a second document: "+labels(r.reviews)+"."
-		fact = Fact{Key: factUnconfirmed, Fields: r.reviews}
+		fact = Fact{Key: FactUnconfirmed, Fields: r.reviews}
 	}
 	r.judgements["overall_consistency_result"] = overall
 	r.judgements["overall_consistency_reason"] = r.say(reason, fact)
@@ -50,12 +50,12 @@ func (r *run) compareField(f string) (profilesvc.CheckResult, string) {
 	case 0:
 		r.extracted[f] = nil
 		return profilesvc.CheckUnverifiable, r.say(fmt.Sprintf("No document shows %s.", label(f)),
-			Fact{Key: factFieldNone, Fields: []string{f}})
+			Fact{Key: FactFieldNone, Fields: []string{f}})
 	case 1:
 		r.extracted[f] = holders[0].values[f]
 		name := holders[0].item.Name
 		return profilesvc.CheckNeedsReview, r.say(fmt.Sprintf("Only %s shows %s; nothing to compare it with.", name, label(f)),
-			Fact{Key: factFieldOne, Fields: []string{f}, Documents: []string{name}})
+			Fact{Key: FactFieldOne, Fields: []string{f}, Documents: []string{name}})
 	}
 	r.extracted[f] = holders[0].values[f]
 	first := normValue(f, holders[0].values[f])
@@ -70,8 +70,8 @@ func (r *run) compareField(f string) (profilesvc.CheckResult, string) {
 	}
 	if agree {
 		return profilesvc.CheckPass, r.say(fmt.Sprintf("%d documents agree on %s.", len(holders), label(f)),
-			Fact{Key: factFieldAgree, Fields: []string{f}, Numbers: []int{len(holders)}})
+			Fact{Key: FactFieldAgree, Fields: []string{f}, Numbers: []int{len(holders)}})
 	}
 	return profilesvc.CheckFail, r.say(fmt.Sprintf("The documents disagree on %s (%s).", label(f), strings.Join(diff, "; ")),
-		Fact{Key: factFieldDiffer, Fields: []string{f}, Documents: names, Values: values})
+		Fact{Key: FactFieldDiffer, Fields: []string{f}, Documents: names, Values: values})
 }

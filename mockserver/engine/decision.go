@@ -46,23 +46,23 @@ func (r *run) grade() {
 	r.score = float64(min(100, riskPerFailure*len(r.failed)+riskPerWarning*len(r.warned)))
 	r.factors = []string{}
 	for _, f := range r.failed {
-		r.factors = append(r.factors, r.say("failed: "+f, Fact{Key: factRiskFailed, Actions: []string{f}}))
+		r.factors = append(r.factors, r.say("failed: "+f, Fact{Key: FactRiskFailed, Actions: []string{f}}))
 	}
 	for _, w := range r.warned {
-		r.factors = append(r.factors, r.say("warning: "+w, Fact{Key: factRiskWarning, Actions: []string{w}}))
+		r.factors = append(r.factors, r.say("warning: "+w, Fact{Key: FactRiskWarning, Actions: []string{w}}))
 	}
 	if v := ParseScript(r.in).Risk; v != "" {
 		if s, ok := scriptedScores[profilesvc.RiskLevel(v)]; ok {
 			r.score = s
 		}
-		r.factors = append(r.factors, r.say("scripted outcome: mock:risk="+v, Fact{Key: factRiskScripted, Values: []string{v}}))
+		r.factors = append(r.factors, r.say("scripted outcome: mock:risk="+v, Fact{Key: FactRiskScripted, Values: []string{v}}))
 	}
 	r.level = riskLevel(r.score)
 	res := &r.res
 	res.RiskAssessment = profilesvc.RiskAssessment{RiskLevel: r.level, RiskScore: r.score, RiskFactors: r.factors}
 	if len(res.Recommendations) == 0 {
 		res.Recommendations = append(res.Recommendations, profilesvc.Recommendation{
-			Content: r.say("No issue found: the profile can be approved.", Fact{Key: factRecNoIssue}), Priority: 3})
+			Content: r.say("No issue found: the profile can be approved.", Fact{Key: FactRecNoIssue}), Priority: 3})
 	}
 	sort.SliceStable(res.Recommendations, func(i, j int) bool { return res.Recommendations[i].Priority < res.Recommendations[j].Priority })
 	for i := range res.Recommendations {
@@ -74,18 +74,18 @@ func (r *run) grade() {
 // review, high rejects; then the policy flags and the next steps.
 func (r *run) decide() {
 	r.action = profilesvc.ActionApprove
-	reason, fact := "Every check passed or raised only minor warnings.", Fact{Key: factDecideApprove}
+	reason, fact := "Every check passed or raised only minor warnings.", Fact{Key: FactDecideApprove}
 	switch r.level {
 	case profilesvc.RiskMedium:
 		flagged := append(append([]string{}, r.failed...), r.warned...)
 		r.action = profilesvc.ActionManualReview
-		reason, fact = "Some checks need a person's review: "+strings.Join(flagged, ", ")+".", Fact{Key: factDecideReview, Actions: flagged}
+		reason, fact = "Some checks need a person's review: "+strings.Join(flagged, ", ")+".", Fact{Key: FactDecideReview, Actions: flagged}
 	case profilesvc.RiskHigh:
 		r.action = profilesvc.ActionReject
-		reason, fact = "Several checks failed: "+strings.Join(r.failed, ", ")+".", Fact{Key: factDecideReject, Actions: r.failed}
+		reason, fact = "Several checks failed: "+strings.Join(r.failed, ", ")+".", Fact{Key: FactDecideReject, Actions: r.failed}
 	}
 	if len(r.failed) == 0 && r.level == profilesvc.RiskHigh {
-		reason, fact = "The risk was scripted as high.", Fact{Key: factDecideScript}
+		reason, fact = "The risk was scripted as high.", Fact{Key: FactDecideScript}
 	}
 	r.actionReason = r.say(reason, fact)
 	r.flags = []string{}
@@ -113,5 +113,5 @@ func (r *run) decide() {
 // riskReason explains the risk level.
 func (r *run) riskReason() string {
 	return r.say(fmt.Sprintf("Risk score %.0f of 100 from %d failed and %d warning checks.", r.score, len(r.failed), len(r.warned)),
-		Fact{Key: factRiskBasis, Numbers: []int{int(r.score), len(r.failed), len(r.warned)}})
+		Fact{Key: FactRiskBasis, Numbers: []int{int(r.score), len(r.failed), len(r.warned)}})
 }

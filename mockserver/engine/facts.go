@@ -29,8 +29,8 @@ type Facts struct {
 // their values are the engine's and its report's, internal, and may change
 // between versions.
 type Fact struct {
-	// Key names the form of the sentence, such as "classified".
-	Key string `json:"key"`
+	// Key names the form of the sentence, such as FactClassified.
+	Key FactKey `json:"key"`
 	// Numbers are counts and scores.
 	Numbers []int `json:"numbers,omitempty"`
 	// Fields are names of the output schema's fields, such as
@@ -68,65 +68,163 @@ type DocumentFacts struct {
 	Values map[string]string `json:"values,omitempty"`
 }
 
+// FactKey names the form of a sentence Default writes: what a Fact says,
+// and which of its values it uses. The keys are the engine's and its
+// report's, which says each in its own words; they may change between
+// versions, and are kept as strings with the facts.
+type FactKey string
+
 // The keys of the facts Default writes, and the values each uses. Those
 // of recommendations start with "rec_".
 const (
 	// Document Classification.
-	factClassified   = "classified"   // Numbers[0] documents; Documents and Kinds: each one's name and type
-	factUnclassified = "unclassified" // Documents: those not recognised or not readable
-	factNoIdentity   = "no_identity"  // none
+
+	// FactClassified is the documents classified: Numbers[0], how many;
+	// Documents and Kinds, each one's name and type.
+	FactClassified FactKey = "classified"
+	// FactUnclassified is the documents not recognised or not readable:
+	// Documents.
+	FactUnclassified FactKey = "unclassified"
+	// FactNoIdentity is that no identity document was given.
+	FactNoIdentity FactKey = "no_identity"
+
 	// Data Extraction.
-	factExtracted     = "extracted"      // Numbers: fields found, fields asked for; Fields: those found
-	factExtractedNone = "extracted_none" // none
-	factMissing       = "missing"        // Fields: required fields no document shows
+
+	// FactExtracted is the fields extracted: Numbers, the fields found
+	// and the fields asked for; Fields, those found.
+	FactExtracted FactKey = "extracted"
+	// FactExtractedNone is that no field could be read.
+	FactExtractedNone FactKey = "extracted_none"
+	// FactMissing is the required fields no document shows: Fields.
+	FactMissing FactKey = "missing"
+
 	// Format Validation.
-	factFormatsOK = "formats_ok" // none
-	factMalformed = "malformed"  // Fields, Documents, Values: each malformed value's field, document and value
+
+	// FactFormatsOK is that every date and document number is well formed.
+	FactFormatsOK FactKey = "formats_ok"
+	// FactMalformed is the malformed values: Fields, Documents and
+	// Values, each one's field, document and value.
+	FactMalformed FactKey = "malformed"
+
 	// Status Validation.
-	factNoneExpired = "none_expired" // Date: the analysis's date
-	factExpired     = "expired"      // Documents: the expired ones
+
+	// FactNoneExpired is that no document has expired: Date, the
+	// analysis's date.
+	FactNoneExpired FactKey = "none_expired"
+	// FactExpired is the expired documents: Documents.
+	FactExpired FactKey = "expired"
+
 	// Data Consistency, and category_judgements.
-	factAgreeShared = "agree_shared" // none
-	factDisagree    = "disagree"     // Fields: those the documents disagree on
-	factSingle      = "single"       // Fields: those one document shows
-	factAllAgree    = "all_agree"    // none
-	factUnconfirmed = "unconfirmed"  // Fields: those no second document confirms
-	factFieldNone   = "field_none"   // Fields[0]: shown by no document
-	factFieldOne    = "field_one"    // Fields[0], Documents[0]: the one document that shows it
-	factFieldAgree  = "field_agree"  // Fields[0], Numbers[0]: how many documents agree on it
-	factFieldDiffer = "field_differ" // Fields[0]; Documents and Values: each document's value
+
+	// FactAgreeShared is that the documents agree on every value they
+	// share.
+	FactAgreeShared FactKey = "agree_shared"
+	// FactDisagree is the fields the documents disagree on: Fields.
+	FactDisagree FactKey = "disagree"
+	// FactSingle is the fields one document only shows: Fields.
+	FactSingle FactKey = "single"
+	// FactAllAgree is that every value more than one document shows
+	// agrees.
+	FactAllAgree FactKey = "all_agree"
+	// FactUnconfirmed is the fields no second document confirms: Fields.
+	FactUnconfirmed FactKey = "unconfirmed"
+	// FactFieldNone is a field no document shows: Fields[0].
+	FactFieldNone FactKey = "field_none"
+	// FactFieldOne is a field one document shows: Fields[0], and the
+	// document, Documents[0].
+	FactFieldOne FactKey = "field_one"
+	// FactFieldAgree is a field the documents agree on: Fields[0], and
+	// how many documents, Numbers[0].
+	FactFieldAgree FactKey = "field_agree"
+	// FactFieldDiffer is a field the documents disagree on: Fields[0];
+	// Documents and Values, each document's value.
+	FactFieldDiffer FactKey = "field_differ"
+
 	// mcp.
-	factRegistryNone  = "registry_none"  // none
-	factRegistryFound = "registry_found" // Values[0]: the document number
+
+	// FactRegistryNone is that there was no document number to look up.
+	FactRegistryNone FactKey = "registry_none"
+	// FactRegistryFound is a document number on record: Values[0].
+	FactRegistryFound FactKey = "registry_found"
+
 	// Document Processing, and actions of other categories.
-	factReviewed = "reviewed" // Numbers[0] documents
-	factRanOver  = "ran_over" // Actions[0], Numbers[0] documents
+
+	// FactReviewed is the documents reviewed: Numbers[0].
+	FactReviewed FactKey = "reviewed"
+	// FactRanOver is an action that ran over the documents: Actions[0],
+	// and how many documents, Numbers[0].
+	FactRanOver FactKey = "ran_over"
+
 	// document_validations.
-	factDocUnreadable   = "doc_unreadable"   // Documents[0], Values[0]: its content type
-	factDocUnrecognised = "doc_unrecognised" // Documents[0]
-	factDocIncomplete   = "doc_incomplete"   // Documents[0], Kinds[0], Fields: those it lacks
-	factDocExpired      = "doc_expired"      // Documents[0], Kinds[0], Date: its expiry
-	factDocValid        = "doc_valid"        // Documents[0], Kinds[0], Date: its expiry, if it shows one
+
+	// FactDocUnreadable is a document that could not be read:
+	// Documents[0], and its content type, Values[0].
+	FactDocUnreadable FactKey = "doc_unreadable"
+	// FactDocUnrecognised is a document of no type the engine
+	// recognises: Documents[0].
+	FactDocUnrecognised FactKey = "doc_unrecognised"
+	// FactDocIncomplete is a document without some of its required
+	// fields: Documents[0], Kinds[0], and the fields it lacks, Fields.
+	FactDocIncomplete FactKey = "doc_incomplete"
+	// FactDocExpired is an expired document: Documents[0], Kinds[0], and
+	// its expiry, Date.
+	FactDocExpired FactKey = "doc_expired"
+	// FactDocValid is a valid document: Documents[0], Kinds[0], and its
+	// expiry, Date, if it shows one.
+	FactDocValid FactKey = "doc_valid"
+
 	// Risk factors, and the review result.
-	factRiskFailed    = "risk_failed"    // Actions[0]
-	factRiskWarning   = "risk_warning"   // Actions[0]
-	factRiskScripted  = "risk_scripted"  // Values[0]: the value of mock:risk
-	factRiskBasis     = "risk_basis"     // Numbers: score, failed checks, warnings
-	factDecideApprove = "decide_approve" // none
-	factDecideReview  = "decide_review"  // Actions: those that failed or warned
-	factDecideReject  = "decide_reject"  // Actions: those that failed
-	factDecideScript  = "decide_script"  // none: the risk was scripted high
+
+	// FactRiskFailed is a check that failed: Actions[0].
+	FactRiskFailed FactKey = "risk_failed"
+	// FactRiskWarning is a check that raised a warning: Actions[0].
+	FactRiskWarning FactKey = "risk_warning"
+	// FactRiskScripted is a risk a test script set: Values[0], the value
+	// of mock:risk.
+	FactRiskScripted FactKey = "risk_scripted"
+	// FactRiskBasis is the risk score: Numbers, the score, the failed
+	// checks and the warnings.
+	FactRiskBasis FactKey = "risk_basis"
+	// FactDecideApprove is that every check passed or raised only minor
+	// warnings.
+	FactDecideApprove FactKey = "decide_approve"
+	// FactDecideReview is the checks a person needs to review: Actions,
+	// those that failed or warned.
+	FactDecideReview FactKey = "decide_review"
+	// FactDecideReject is the checks that failed: Actions.
+	FactDecideReject FactKey = "decide_reject"
+	// FactDecideScript is that a test script set the risk high.
+	FactDecideScript FactKey = "decide_script"
+
 	// Recommendations.
-	factRecUnclassified = "rec_unclassified" // Documents
-	factRecNoIdentity   = "rec_no_identity"  // none
-	factRecIllegible    = "rec_illegible"    // none
-	factRecMissing      = "rec_missing"      // Fields
-	factRecMalformed    = "rec_malformed"    // as factMalformed
-	factRecExpired      = "rec_expired"      // Documents
-	factRecDisagree     = "rec_disagree"     // Fields
-	factRecSingle       = "rec_single"       // Fields
-	factRecRegistry     = "rec_registry"     // none
-	factRecNoIssue      = "rec_no_issue"     // none
+
+	// FactRecUnclassified is to check by hand the documents not
+	// classified: Documents.
+	FactRecUnclassified FactKey = "rec_unclassified"
+	// FactRecNoIdentity is to ask for an identity document.
+	FactRecNoIdentity FactKey = "rec_no_identity"
+	// FactRecIllegible is to ask for legible documents.
+	FactRecIllegible FactKey = "rec_illegible"
+	// FactRecMissing is to ask for a document that shows the required
+	// fields missing: Fields.
+	FactRecMissing FactKey = "rec_missing"
+	// FactRecMalformed is to correct the malformed values, as
+	// FactMalformed gives them.
+	FactRecMalformed FactKey = "rec_malformed"
+	// FactRecExpired is to replace the expired documents: Documents.
+	FactRecExpired FactKey = "rec_expired"
+	// FactRecDisagree is to resolve the fields the documents disagree
+	// on: Fields.
+	FactRecDisagree FactKey = "rec_disagree"
+	// FactRecSingle is to confirm with a second document the fields one
+	// document only shows: Fields.
+	FactRecSingle FactKey = "rec_single"
+	// FactRecRegistry is to verify the identity document with its
+	// issuer by hand.
+	FactRecRegistry FactKey = "rec_registry"
+	// FactRecNoIssue is that no issue was found: the profile can be
+	// approved.
+	FactRecNoIssue FactKey = "rec_no_issue"
 )
 
 // say records what text says, as facts, and returns text, cut to

@@ -88,7 +88,7 @@ func TestFactsOfAMismatch(t *testing.T) {
 	cj, err := profilesvc.ExtractedData(res.ExtractedData).CategoryJudgements()
 	require.NoError(t, err)
 	reason := cj.Checks["date_of_birth"].Reason
-	want := []engine.Fact{{Key: "field_differ", Fields: []string{"date_of_birth"},
+	want := []engine.Fact{{Key: engine.FactFieldDiffer, Fields: []string{"date_of_birth"},
 		Documents: []string{"passport.txt", "statement.txt"}, Values: []string{"1990-04-12", "12/04/1991"}}}
 	if diff := cmp.Diff(want, res.Facts.Sentences[reason]); diff != "" {
 		t.Errorf("the facts of %q (-want +got):\n%s", reason, diff)

@@ -213,20 +213,20 @@ func (r *run) classifyDocuments(PolicyAction) outcome {
 	o := outcome{result: profilesvc.FindingPassed, answer: strings.Join(kinds, "; ") + ".",
 		reasoning: "Read each document's title and wording to tell its type."}
 	o.details = fmt.Sprintf("%d documents classified: %s.", len(r.docs), strings.Join(kinds, "; "))
-	facts := []Fact{{Key: factClassified, Numbers: []int{len(r.docs)}, Documents: names, Kinds: kindKeys}}
+	facts := []Fact{{Key: FactClassified, Numbers: []int{len(r.docs)}, Documents: names, Kinds: kindKeys}}
 	if len(odd) > 0 {
 		o.result = profilesvc.FindingWarning
 		o.details += " Not recognised or not readable: " + strings.Join(odd, ", ") + "."
-		facts = append(facts, Fact{Key: factUnclassified, Documents: odd})
+		facts = append(facts, Fact{Key: FactUnclassified, Documents: odd})
 		o.recommendation = r.say("Check by hand the documents that could not be classified: "+strings.Join(odd, ", ")+".",
-			Fact{Key: factRecUnclassified, Documents: odd})
+			Fact{Key: FactRecUnclassified, Documents: odd})
 	}
 	if slices.Contains(r.fields, "document_number") && !r.hasIdentityDocument() {
 		o.result = profilesvc.FindingFailed
 		o.details += " No identity document (passport, driver's licence or national ID) was provided."
-		facts = append(facts, Fact{Key: factNoIdentity})
+		facts = append(facts, Fact{Key: FactNoIdentity})
 		o.recommendation = r.say("Ask the applicant for an identity document: a passport, a driver's licence or a national ID card.",
-			Fact{Key: factRecNoIdentity})
+			Fact{Key: FactRecNoIdentity})
 	}
 	o.details = r.say(o.details, facts...)
 	return o
@@ -245,19 +245,19 @@ func (r *run) extractData(PolicyAction) outcome {
 	o := outcome{result: profilesvc.FindingPassed, citations: r.cite(found),
 		reasoning: "Searched the documents for the schema's fields and read their values."}
 	o.answer = fmt.Sprintf("Extracted %d of %d fields: %s.", len(found), len(r.fields), labels(found))
-	extracted := Fact{Key: factExtracted, Numbers: []int{len(found), len(r.fields)}, Fields: found}
+	extracted := Fact{Key: FactExtracted, Numbers: []int{len(found), len(r.fields)}, Fields: found}
 	needed := r.requiredMissing()
 	switch {
 	case len(found) == 0:
 		o.result = profilesvc.FindingFailed
-		o.details = r.say("No field of the schema could be read from the documents.", Fact{Key: factExtractedNone})
+		o.details = r.say("No field of the schema could be read from the documents.", Fact{Key: FactExtractedNone})
 		o.recommendation = r.say("Ask for legible identity documents: none of the expected fields could be read.",
-			Fact{Key: factRecIllegible})
+			Fact{Key: FactRecIllegible})
 	case len(needed) > 0:
 		o.result = profilesvc.FindingWarning
-		o.details = r.say(o.answer+" Missing required fields: "+labels(needed)+".", extracted, Fact{Key: factMissing, Fields: needed})
+		o.details = r.say(o.answer+" Missing required fields: "+labels(needed)+".", extracted, Fact{Key: FactMissing, Fields: needed})
 		o.recommendation = r.say("Ask the applicant for a document that shows "+labels(needed)+".",
-			Fact{Key: factRecMissing, Fields: needed})
+			Fact{Key: FactRecMissing, Fields: needed})
 	default:
 		o.details = r.say(o.answer, extracted)
 	}
@@ -306,10 +306,10 @@ func (r *run) validateFormats(PolicyAction) outcome {
 	slices.SortFunc(bad, func(a, b malformed) int { return strings.Compare(a.text, b.text) })
 	o := outcome{result: profilesvc.FindingPassed, reasoning: "Parsed every date and checked the document numbers' form.",
 		answer: "Every date and document number is well formed."}
-	o.details = r.say(o.answer, Fact{Key: factFormatsOK})
+	o.details = r.say(o.answer, Fact{Key: FactFormatsOK})
 	if len(bad) > 0 {
 		var texts []string
-		fact := Fact{Key: factMalformed}
+		fact := Fact{Key: FactMalformed}
 		for _, b := range bad {
 			texts = append(texts, b.text)
 			fact.Fields, fact.Documents, fact.Values = append(fact.Fields, b.field), append(fact.Documents, b.doc), append(fact.Values, b.value)
@@ -317,7 +317,7 @@ func (r *run) validateFormats(PolicyAction) outcome {
 		o.result = profilesvc.FindingFailed
 		o.answer = "Malformed values: " + strings.Join(texts, "; ") + "."
 		o.details = r.say(o.answer, fact)
-		fact.Key = factRecMalformed
+		fact.Key = FactRecMalformed
 		o.recommendation = r.say("Correct or re-submit the malformed values: "+strings.Join(texts, "; ")+".", fact)
 	}
 	return o
@@ -327,13 +327,13 @@ func (r *run) validateFormats(PolicyAction) outcome {
 func (r *run) checkExpiry(PolicyAction) outcome {
 	day := r.in.RequestedAt.Format(time.DateOnly)
 	o := outcome{result: profilesvc.FindingPassed, reasoning: "Compared each expiry date with the date of the analysis.",
-		answer: "No document has expired.", details: r.say("No document has expired as of "+day+".", Fact{Key: factNoneExpired, Date: day})}
+		answer: "No document has expired.", details: r.say("No document has expired as of "+day+".", Fact{Key: FactNoneExpired, Date: day})}
 	if len(r.expired) > 0 {
 		o.result = profilesvc.FindingFailed
 		o.answer = "Expired: " + strings.Join(r.expired, ", ") + "."
-		o.details = r.say(o.answer, Fact{Key: factExpired, Documents: r.expired})
+		o.details = r.say(o.answer, Fact{Key: FactExpired, Documents: r.expired})
 		o.recommendation = r.say("Ask for a current replacement of the expired document: "+strings.Join(r.expired, ", ")+".",
-			Fact{Key: factRecExpired, Documents: r.expired})
+			Fact{Key: FactRecExpired, Documents: r.expired})
 	}
 	return o
 }
@@ -358,16 +358,16 @@ func (r *run) checkConsistency(PolicyAction) outcome {
 	case len(r.fails) > 0:
 		o.result = profilesvc.FindingFailed
 		o.answer = "The documents disagree on " + labels(r.fails) + "."
-		o.details = r.say(o.answer, Fact{Key: factDisagree, Fields: r.fails})
+		o.details = r.say(o.answer, Fact{Key: FactDisagree, Fields: r.fails})
 		o.recommendation = r.say("Resolve the mismatch in "+labels(r.fails)+" with the applicant before going further.",
-			Fact{Key: factRecDisagree, Fields: r.fails})
+			Fact{Key: FactRecDisagree, Fields: r.fails})
 	case len(single) > 0:
 		o.result = profilesvc.FindingWarning
 		o.answer = "Shown by one document only: " + labels(single) + "."
-		o.details = r.say(o.answer, Fact{Key: factSingle, Fields: single})
-		o.recommendation = r.say("Confirm "+labels(single)+" with a second document.", Fact{Key: factRecSingle, Fields: single})
+		o.details = r.say(o.answer, Fact{Key: FactSingle, Fields: single})
+		o.recommendation = r.say("Confirm "+labels(single)+" with a second document.", Fact{Key: FactRecSingle, Fields: single})
 	default:
-		o.details = r.say(o.answer, Fact{Key: factAgreeShared})
+		o.details = r.say(o.answer, Fact{Key: FactAgreeShared})
 	}
 	return o
 }
@@ -395,16 +395,16 @@ func (r *run) lookUpRegistry(act PolicyAction) outcome {
 		call.RawContent = profilesvc.Object{"status": "skipped", "reason": "no document number"}
 		o.result = profilesvc.FindingWarning
 		o.answer = "No document number to look up; fell back to reading the documents."
-		o.details = r.say(o.answer, Fact{Key: factRegistryNone})
+		o.details = r.say(o.answer, Fact{Key: FactRegistryNone})
 		o.citations = r.cite([]string{"full_name"})
-		o.recommendation = r.say("Verify the applicant's identity document with the issuing authority by hand.", Fact{Key: factRecRegistry})
+		o.recommendation = r.say("Verify the applicant's identity document with the issuing authority by hand.", Fact{Key: FactRecRegistry})
 		return o
 	}
 	call.Success = true
 	call.RawContent = profilesvc.Object{"status": "found", "documentNumber": number, "registry": "simulated"}
 	o.result = profilesvc.FindingPassed
 	o.answer = fmt.Sprintf("Document %s is on record with the (simulated) registry.", number)
-	o.details = r.say(o.answer, Fact{Key: factRegistryFound, Values: []string{number}})
+	o.details = r.say(o.answer, Fact{Key: FactRegistryFound, Values: []string{number}})
 	return o
 }
 
@@ -414,7 +414,7 @@ func (r *run) compileReview(PolicyAction) outcome {
 	return outcome{result: profilesvc.FindingPassed, reasoning: "Gathered the findings of the earlier steps.",
 		answer: fmt.Sprintf("Reviewed %d documents.", len(r.docs)),
 		details: r.say(fmt.Sprintf("Reviewed %d documents and compiled the decision.", len(r.docs)),
-			Fact{Key: factReviewed, Numbers: []int{len(r.docs)}})}
+			Fact{Key: FactReviewed, Numbers: []int{len(r.docs)}})}
 }
 
 // genericAction runs an action of a category the engine does not know: it
@@ -422,5 +422,5 @@ func (r *run) compileReview(PolicyAction) outcome {
 func (r *run) genericAction(act PolicyAction) outcome {
 	return outcome{result: profilesvc.FindingPassed, reasoning: "Ran the action over the documents.",
 		answer: "Done.", details: r.say(fmt.Sprintf("%s ran over %d documents.", act.ActionName, len(r.docs)),
-			Fact{Key: factRanOver, Actions: []string{act.ActionName}, Numbers: []int{len(r.docs)}})}
+			Fact{Key: FactRanOver, Actions: []string{act.ActionName}, Numbers: []int{len(r.docs)}})}
 }

@@ -61,22 +61,22 @@ func (r *run) validateDocument(d *doc) docCheck {
 	}
 	switch {
 	case !d.item.Readable:
-		f := Fact{Key: factDocUnreadable, Documents: fact.Documents, Values: []string{d.item.ContentType}}
+		f := Fact{Key: FactDocUnreadable, Documents: fact.Documents, Values: []string{d.item.ContentType}}
 		return docCheck{r.say(fmt.Sprintf("%s could not be read (%s); it needs a person to check it.", name, d.item.ContentType), f), docUnreadable, expired}
 	case d.kind == "document":
-		f := Fact{Key: factDocUnrecognised, Documents: fact.Documents}
+		f := Fact{Key: FactDocUnrecognised, Documents: fact.Documents}
 		return docCheck{r.say(fmt.Sprintf("%s is not a recognised document type.", name), f), docUnrecognised, expired}
 	case len(missing) > 0:
-		f := Fact{Key: factDocIncomplete, Documents: fact.Documents, Kinds: fact.Kinds, Fields: missing}
+		f := Fact{Key: FactDocIncomplete, Documents: fact.Documents, Kinds: fact.Kinds, Fields: missing}
 		return docCheck{r.say(fmt.Sprintf("%s (%s) lacks %s.", name, kind, labels(missing)), f), docIncomplete, expired}
 	case expired:
-		fact.Key = factDocExpired
+		fact.Key = FactDocExpired
 		return docCheck{r.say(fmt.Sprintf("%s (%s) expired on %s.", name, kind, expT.Format(time.DateOnly)), fact), docExpired, expired}
 	}
 	reason := fmt.Sprintf("%s is a %s with every required field", name, kind)
 	if hasExp {
 		reason += ", valid until " + expT.Format(time.DateOnly)
 	}
-	fact.Key = factDocValid
+	fact.Key = FactDocValid
 	return docCheck{reason: r.say(reason+".", fact)}
 }

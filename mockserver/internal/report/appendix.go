@@ -47,10 +47,10 @@ type codeLine struct {
 // that saves a page, so that no page stands mostly blank.
 func (r *reportWriter) appendix() {
 	blocks := []codeBlock{
-		{r.l.rawExtracted, r.codeLines(prettyJSON(json.RawMessage(r.d.Analysis.ExtractedData)), r.l.codeCut)},
-		{r.l.rawActions, r.codeLines(prettyJSON(r.d.Analysis.RawActionResults), r.l.codeCut)},
+		{labels.rawExtracted.in(r.l), r.codeLines(prettyJSON(json.RawMessage(r.d.Analysis.ExtractedData)), labels.codeCut.in(r.l))},
+		{labels.rawActions.in(r.l), r.codeLines(prettyJSON(r.d.Analysis.RawActionResults), labels.codeCut.in(r.l))},
 	}
-	note := r.wrap(r.l.appendixNote, contentW, muted)
+	note := r.wrap(labels.appendixNote.in(r.l), contentW, muted)
 	here := r.y+appendixRoom <= pageH-marginBottom
 	best, bestLeading, bestHere := -1, codeLeading[0], false
 	for _, lead := range codeLeading {
@@ -69,8 +69,8 @@ func (r *reportWriter) appendix() {
 	} else {
 		r.newPage()
 	}
-	r.heading(r.l.appendix)
-	r.paragraph(r.l.appendixNote, marginX, muted)
+	r.heading(labels.appendix.in(r.l))
+	r.paragraph(labels.appendixNote.in(r.l), marginX, muted)
 	r.y += 4
 	for _, b := range blocks {
 		r.ensure(30)

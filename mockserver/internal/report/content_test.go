@@ -184,7 +184,7 @@ func TestWrittenAsAPersonWould(t *testing.T) {
 	}
 	for _, f := range d.Analysis.Findings {
 		if f.Category == "compile_review" {
-			one.Facts.Sentences[f.Details] = []engine.Fact{{Key: "reviewed", Numbers: []int{1}}}
+			one.Facts.Sentences[f.Details] = []engine.Fact{{Key: engine.FactReviewed, Numbers: []int{1}}}
 		}
 	}
 	wantText(t, textOf(pageRows(t, render(t, one))), "Reviewed 1 document and compiled the decision.")

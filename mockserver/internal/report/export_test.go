@@ -1,8 +1,10 @@
 package report
 
 import (
+	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 
 	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 )
@@ -32,43 +34,46 @@ func FontFamilies() map[string][]byte {
 }
 
 // SayFact says one of the engine's facts in a locale's words; ok is false
-// when the locale has no words for its key.
+// when the report has no words for its key.
 func SayFact(locale string, f engine.Fact) (string, bool) {
-	l := labelsFor(locale)
-	say, ok := l.facts[f.Key]
+	words, ok := factWords[f.Key]
 	if !ok {
 		return "", false
 	}
-	return say(l, f), true
+	return words.in(langOf(locale))(f), true
 }
 
-// FactKeys lists the keys of the facts a locale can say.
-func FactKeys(locale string) []string {
-	return sortedKeys(labelsFor(locale).facts)
+// FactKeys lists the keys of the facts the report says, in order.
+func FactKeys() []engine.FactKey {
+	return slices.Sorted(maps.Keys(factWords))
 }
 
-// Words lists every word of a locale's labels: its strings, and the
-// values of its maps.
+// Words lists every word of the labels in a locale's language.
 func Words(locale string) []string {
 	var out []string
-	v := reflect.ValueOf(labelsFor(locale)).Elem()
+	eachText(func(_ string, t text) { out = append(out, t.in(langOf(locale))) })
+	slices.Sort(out)
+	return out
+}
+
+// eachText calls do with every text of the labels, and where it is: its
+// field, and its key in a map. Fields of other types it passes over.
+func eachText(do func(where string, t text)) {
+	v := reflect.ValueOf(labels)
+	textType := reflect.TypeFor[text]()
+	textOf := func(v reflect.Value) text { return text{v.Field(0).String(), v.Field(1).String()} }
 	for i := range v.NumField() {
-		f := v.Field(i)
-		switch f.Kind() {
-		case reflect.String:
-			out = append(out, f.String())
-		case reflect.Map:
-			if f.Type().Elem().Kind() != reflect.String {
-				continue
-			}
+		name, f := v.Type().Field(i).Name, v.Field(i)
+		switch {
+		case f.Type() == textType:
+			do(name, textOf(f))
+		case f.Kind() == reflect.Map && f.Type().Elem() == textType:
 			iter := f.MapRange()
 			for iter.Next() {
-				out = append(out, iter.Value().String())
+				do(fmt.Sprintf("%s[%v]", name, iter.Key()), textOf(iter.Value()))
 			}
 		}
 	}
-	sort.Strings(out)
-	return out
 }
 
 // Drawable reports whether the report's fonts have every character of s.

@@ -10,239 +10,303 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 )
 
-// reportLabels are a report's words in one language: headings, column
-// titles, the words of each enumeration, the names of the fields,
-// document types, actions and categories the mock knows, how to write
-// dates, lists and counts, and how to say the engine's facts (facts.go).
+// lang is the language a report is written in.
+type lang int
+
+const (
+	english lang = iota
+	korean
+)
+
+// langOf is the language of a locale: Korean for "ko", English
+// otherwise.
+func langOf(locale string) lang {
+	if locale == "ko" {
+		return korean
+	}
+	return english
+}
+
+// both is something a report says, in each of its languages. Tables of
+// them are written positionally, English then Korean, so that an entry
+// without either language does not compile.
+type both[T any] struct{ en, ko T }
+
+// in is b in language l.
+func (b both[T]) in(l lang) T {
+	if l == korean {
+		return b.ko
+	}
+	return b.en
+}
+
+// text is a word, a sentence or a format in both languages.
+type text = both[string]
+
+// reportLabels are a report's words, each in English and in Korean:
+// headings, column titles, notes, the words of each enumeration, the
+// names of the fields, document types, actions and categories the mock
+// knows, and how dates and page numbers are written. How the report says
+// the engine's facts is in factWords (facts.go).
 type reportLabels struct {
-	lang string
+	title, subtitle                                           text
+	profile, analysisID, workflow, requested, completed       text
+	status, verification                                      text
+	subject, subjectNote, identityValue, agreedValue          text
+	riskAssessment, riskLevel, riskScore, riskFactors         text
+	noFactors                                                 text
+	reviewResult, finalAction, actionReason, riskReason       text
+	findings, check, result, details                          text
+	evidence, evidenceNote, noEvidence, toolCall              text
+	recommendations, priority, recommendation                 text
+	documentsReviewed, document, detectedAs, uploaded, size   text
+	fingerprint, readable, valid, notValid, reason, yes, no   text
+	extractedValues, field, judgement, valuesNote             text
+	overall, checkLegend                                      text
+	documentValidations                                       text
+	auditTrail, step, category, started, duration             text
+	signOff, reviewer, date, decision, signature, requestDocs text
+	appendix, appendixNote, rawExtracted, rawActions          text
+	footer, none, notYet, notShown, unknown                   text
+	onlyIn                                                    text // a format: the one document that shows a value
+	codeCut                                                   text // a format: the lines an appendix block cut short leaves out
 
-	title, subtitle                                           string
-	profile, analysisID, workflow, requested, completed       string
-	status, verification                                      string
-	subject, subjectNote, identityValue, agreedValue          string
-	riskAssessment, riskLevel, riskScore, riskFactors         string
-	noFactors                                                 string
-	reviewResult, finalAction, actionReason, riskReason       string
-	findings, check, result, details                          string
-	evidence, evidenceNote, noEvidence, toolCall              string
-	recommendations, priority, recommendation                 string
-	documentsReviewed, document, detectedAs, uploaded, size   string
-	fingerprint, readable, valid, notValid, reason, yes, no   string
-	extractedValues, field, judgement, valuesNote             string
-	overall, checkLegend                                      string
-	documentValidations                                       string
-	auditTrail, step, category, started, duration             string
-	signOff, reviewer, date, decision, signature, requestDocs string
-	appendix, appendixNote, rawExtracted, rawActions          string
-	footer, none, notYet, notShown, unknown                   string
-	onlyIn                                                    string // a format: the one document that shows a value
-	codeCut                                                   string // a format: the lines an appendix block cut short leaves out
+	// dateTime, dateTimeShort (for a narrow column) and dateOnly are
+	// layouts of time.Time.Format; pageOf is a format of a page's number
+	// and the number of pages.
+	dateTime, dateTimeShort, dateOnly, pageOf text
 
-	levels, results, steps, actions, statuses, verifications, checkResults map[string]string
-	itemTypes, priorities, toolStatuses                                    map[string]string
+	levels, results, steps, actions, statuses, verifications, checkResults map[string]text
+	itemTypes, priorities, toolStatuses                                    map[string]text
 	// fields, kinds, actionNames and categories name what the mock knows,
 	// as written in a sentence; a table's cell capitalises it.
-	fields, kinds, actionNames, categories map[string]string
+	fields, kinds, actionNames, categories map[string]text
 	// workflows name the mock's own workflows, by ID and name.
-	workflows map[[2]string]string
-
-	formatTime  func(time.Time) string // a date and time
-	formatShort func(time.Time) string // a date and time in a narrow column
-	formatDate  func(time.Time) string // a date
-	pageOf      func(i, n int) string  // a page's number
-	// list joins items; count writes n of a noun with its singular and
-	// plural (Korean counts need no plural).
-	list  func(items []string) string
-	count func(n int, one, many string) string
-	// facts say the engine's facts, by key.
-	facts map[string]func(*reportLabels, engine.Fact) string
+	workflows map[[2]string]text
 }
 
-var englishLabels = reportLabels{
-	lang:  "en",
-	title: "Document Analysis Report", subtitle: "Profile Document Analysis Service",
-	profile: "Profile", analysisID: "Analysis ID", workflow: "Workflow", requested: "Requested",
-	completed: "Completed", status: "Status", verification: "Verification",
-	subject:       "Subject",
-	subjectNote:   "The identity the documents show, field by field, and whether they agree on it.",
-	identityValue: "Identity value", agreedValue: "Value",
-	riskAssessment: "Risk assessment", riskLevel: "Risk level", riskScore: "Risk score",
-	riskFactors: "Risk factors", noFactors: "No risk factors.",
-	reviewResult: "Review result", finalAction: "Decision", actionReason: "Why", riskReason: "Risk basis",
-	findings: "Findings", check: "Check", result: "Result", details: "Details",
-	evidence:     "Evidence",
-	evidenceNote: "The passages each check read, quoted from the documents, and the tools it called.",
-	noEvidence:   "No check quoted a document.", toolCall: "Tool",
-	recommendations: "Recommendations", priority: "Priority", recommendation: "Recommendation",
-	documentsReviewed: "Documents reviewed", document: "Document", detectedAs: "Detected as",
-	uploaded: "Uploaded", size: "Size", fingerprint: "SHA-256", readable: "Readable", valid: "Valid",
-	notValid: "Not valid", reason: "Reason", yes: "Yes", no: "No",
-	extractedValues: "Extracted values", field: "Field", judgement: "Judgement",
-	valuesNote: "Each document's value of each field; a marked cell disagrees with the other documents.",
-	overall:    "Overall",
-	checkLegend: "Consistent: the documents that show the value agree. Inconsistent: they differ. " +
-		"Unconfirmed: one document shows it. Not found: no document shows it.",
-	documentValidations: "Document validations",
-	auditTrail:          "Audit trail", step: "Step", category: "Category", started: "Started (UTC)", duration: "Duration",
-	signOff: "Reviewer sign-off", reviewer: "Reviewer", date: "Date", decision: "Decision", signature: "Signature",
-	requestDocs: "Request documents",
-	appendix:    "Appendix: raw data",
-	appendixNote: "The analysis's extracted data and raw action results, as the service returns them (in English). " +
-		"A line too long for the page continues on the next, after →.",
-	rawExtracted: "Extracted data", rawActions: "Raw action results",
-	codeCut: "… %d more lines left out",
-	footer:  "Confidential, prepared for compliance review", none: "None.", notYet: "not yet",
-	notShown: "—", unknown: "—", onlyIn: "only in %s",
-	levels:        map[string]string{"low": "Low", "medium": "Medium", "high": "High"},
-	results:       map[string]string{"passed": "Passed", "warning": "Warning", "failed": "Failed"},
-	steps:         map[string]string{"passed": "Passed", "needs_review": "Warning", "failed": "Failed"},
-	actions:       map[string]string{"approve": "Approve", "manual_review": "Manual review", "reject": "Reject"},
-	statuses:      map[string]string{"pending": "Pending", "processing": "Processing", "completed": "Completed", "failed": "Failed"},
-	verifications: map[string]string{"pending_review": "Pending review", "approved": "Approved", "rejected": "Rejected"},
-	checkResults:  map[string]string{"pass": "Consistent", "fail": "Inconsistent", "unverifiable": "Not found", "needs_review": "Unconfirmed"},
-	itemTypes:     map[string]string{"file": "File", "text": "Text", "json": "JSON"},
-	priorities:    map[string]string{"1": "High", "2": "Medium", "3": "Low"},
-	toolStatuses:  map[string]string{"found": "found", "skipped": "skipped", "not_found": "not found"},
-	fields: map[string]string{
-		"full_name": "full name", "date_of_birth": "date of birth", "document_number": "document number",
-		"expiry_date": "expiry date", "address": "address", "nationality": "nationality",
-		"account_number": "account number", "monthly_income": "monthly income", "employer_name": "employer name",
-		"documentNumber": "document number",
+// labels are the words of every report.
+var labels = reportLabels{
+	title:        text{"Document Analysis Report", "문서 분석 보고서"},
+	subtitle:     text{"Profile Document Analysis Service", "프로필 문서 분석 서비스"},
+	profile:      text{"Profile", "프로필"},
+	analysisID:   text{"Analysis ID", "분석 ID"},
+	workflow:     text{"Workflow", "워크플로"},
+	requested:    text{"Requested", "요청 일시"},
+	completed:    text{"Completed", "완료 일시"},
+	status:       text{"Status", "상태"},
+	verification: text{"Verification", "검증 상태"},
+	subject:      text{"Subject", "대상자"},
+	subjectNote: text{
+		"The identity the documents show, field by field, and whether they agree on it.",
+		"문서에 나타난 신원 정보와 문서 간 일치 여부입니다.",
 	},
-	kinds: map[string]string{
-		"passport": "passport", "drivers_licence": "driver's licence", "national_id": "national ID card",
-		"bank_statement": "bank statement", "utility_bill": "utility bill", "payslip": "payslip",
-		"document": "unrecognised document",
+	identityValue:  text{"Identity value", "신원 항목"},
+	agreedValue:    text{"Value", "값"},
+	riskAssessment: text{"Risk assessment", "위험 평가"},
+	riskLevel:      text{"Risk level", "위험 수준"},
+	riskScore:      text{"Risk score", "위험 점수"},
+	riskFactors:    text{"Risk factors", "위험 요인"},
+	noFactors:      text{"No risk factors.", "위험 요인이 없습니다."},
+	reviewResult:   text{"Review result", "검토 결과"},
+	finalAction:    text{"Decision", "결정"},
+	actionReason:   text{"Why", "사유"},
+	riskReason:     text{"Risk basis", "위험 근거"},
+	findings:       text{"Findings", "검사 결과"},
+	check:          text{"Check", "검사"},
+	result:         text{"Result", "결과"},
+	details:        text{"Details", "세부 내용"},
+	evidence:       text{"Evidence", "근거"},
+	evidenceNote: text{
+		"The passages each check read, quoted from the documents, and the tools it called.",
+		"각 검사가 읽은 문서 구절과 호출한 도구입니다.",
 	},
-	actionNames: map[string]string{
-		"classify_documents": "Classify documents", "extract_identity_fields": "Extract identity fields",
-		"validate_field_formats": "Validate field formats", "check_document_expiry": "Check document expiry",
-		"cross_check_identity": "Cross-check identity", "verify_document_registry": "Verify document registry",
-		"compile_review": "Compile review",
+	noEvidence:        text{"No check quoted a document.", "문서를 인용한 검사가 없습니다."},
+	toolCall:          text{"Tool", "도구"},
+	recommendations:   text{"Recommendations", "권고 사항"},
+	priority:          text{"Priority", "우선순위"},
+	recommendation:    text{"Recommendation", "권고"},
+	documentsReviewed: text{"Documents reviewed", "검토한 문서"},
+	document:          text{"Document", "문서"},
+	detectedAs:        text{"Detected as", "인식된 유형"},
+	uploaded:          text{"Uploaded", "업로드"},
+	size:              text{"Size", "크기"},
+	fingerprint:       text{"SHA-256", "SHA-256"},
+	readable:          text{"Readable", "판독"},
+	valid:             text{"Valid", "유효"},
+	notValid:          text{"Not valid", "유효하지 않음"},
+	reason:            text{"Reason", "사유"},
+	yes:               text{"Yes", "예"},
+	no:                text{"No", "아니요"},
+	extractedValues:   text{"Extracted values", "추출된 값"},
+	field:             text{"Field", "항목"},
+	judgement:         text{"Judgement", "판정"},
+	valuesNote: text{
+		"Each document's value of each field; a marked cell disagrees with the other documents.",
+		"문서별로 읽은 항목 값입니다. 표시된 칸은 다른 문서와 값이 다릅니다.",
 	},
-	categories: map[string]string{
-		"Document Classification": "Document classification", "Data Extraction": "Data extraction",
-		"Format Validation": "Format validation", "Status Validation": "Status validation",
-		"Data Consistency": "Data consistency", "Document Processing": "Document processing",
-		"mcp": "External tool (MCP)",
+	overall: text{"Overall", "종합"},
+	checkLegend: text{
+		"Consistent: the documents that show the value agree. Inconsistent: they differ. " +
+			"Unconfirmed: one document shows it. Not found: no document shows it.",
+		"일치: 값을 보여 준 문서들이 서로 같습니다. 불일치: 문서 간 값이 다릅니다. " +
+			"미확인: 한 문서에만 있습니다. 없음: 어느 문서에도 없습니다.",
 	},
-	workflows: map[[2]string]string{},
-	formatTime: func(t time.Time) string {
-		return t.UTC().Format("2 January 2006, 15:04 UTC")
+	documentValidations: text{"Document validations", "문서 유효성"},
+	auditTrail:          text{"Audit trail", "감사 기록"},
+	step:                text{"Step", "단계"},
+	category:            text{"Category", "분류"},
+	started:             text{"Started (UTC)", "시작 (UTC)"},
+	duration:            text{"Duration", "소요 시간"},
+	signOff:             text{"Reviewer sign-off", "검토자 확인"},
+	reviewer:            text{"Reviewer", "검토자"},
+	date:                text{"Date", "일자"},
+	decision:            text{"Decision", "결정"},
+	signature:           text{"Signature", "서명"},
+	requestDocs:         text{"Request documents", "추가 서류 요청"},
+	appendix:            text{"Appendix: raw data", "부록: 원시 데이터"},
+	appendixNote: text{
+		"The analysis's extracted data and raw action results, as the service returns them (in English). " +
+			"A line too long for the page continues on the next, after →.",
+		"서비스가 반환하는 그대로의 추출 데이터와 작업별 원시 결과입니다(영문). " +
+			"한 줄에 들어가지 않는 내용은 다음 줄의 → 뒤에 이어집니다.",
 	},
-	formatShort: func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
-	formatDate:  func(t time.Time) string { return t.UTC().Format("2 January 2006") },
-	pageOf:      func(i, n int) string { return fmt.Sprintf("Page %d of %d", i, n) },
-	list:        englishList,
-	count: func(n int, one, many string) string {
-		if n == 1 {
-			return "1 " + one
-		}
-		return fmt.Sprintf("%d %s", n, many)
+	rawExtracted: text{"Extracted data", "추출 데이터"},
+	rawActions:   text{"Raw action results", "작업별 원시 결과"},
+	footer:       text{"Confidential, prepared for compliance review", "대외비, 컴플라이언스 검토용"},
+	none:         text{"None.", "없음."},
+	notYet:       text{"not yet", "미완료"},
+	notShown:     text{"—", "—"},
+	unknown:      text{"—", "—"},
+	onlyIn:       text{"only in %s", "%s에만 있음"},
+	codeCut:      text{"… %d more lines left out", "… 이하 %d줄 생략"},
+	levels: map[string]text{
+		"high":   {"High", "높음"},
+		"low":    {"Low", "낮음"},
+		"medium": {"Medium", "보통"},
 	},
-	facts: englishFacts,
+	results: map[string]text{
+		"failed":  {"Failed", "실패"},
+		"passed":  {"Passed", "통과"},
+		"warning": {"Warning", "주의"},
+	},
+	steps: map[string]text{
+		"failed":       {"Failed", "실패"},
+		"needs_review": {"Warning", "주의"},
+		"passed":       {"Passed", "통과"},
+	},
+	actions: map[string]text{
+		"approve":       {"Approve", "승인"},
+		"manual_review": {"Manual review", "수동 검토"},
+		"reject":        {"Reject", "거절"},
+	},
+	statuses: map[string]text{
+		"completed":  {"Completed", "완료"},
+		"failed":     {"Failed", "실패"},
+		"pending":    {"Pending", "대기"},
+		"processing": {"Processing", "처리 중"},
+	},
+	verifications: map[string]text{
+		"approved":       {"Approved", "승인됨"},
+		"pending_review": {"Pending review", "검토 대기"},
+		"rejected":       {"Rejected", "거절됨"},
+	},
+	checkResults: map[string]text{
+		"fail":         {"Inconsistent", "불일치"},
+		"needs_review": {"Unconfirmed", "미확인"},
+		"pass":         {"Consistent", "일치"},
+		"unverifiable": {"Not found", "없음"},
+	},
+	itemTypes: map[string]text{
+		"file": {"File", "파일"},
+		"json": {"JSON", "JSON"},
+		"text": {"Text", "텍스트"},
+	},
+	priorities: map[string]text{
+		"1": {"High", "높음"},
+		"2": {"Medium", "보통"},
+		"3": {"Low", "낮음"},
+	},
+	toolStatuses: map[string]text{
+		"found":     {"found", "등록 확인"},
+		"not_found": {"not found", "등록 없음"},
+		"skipped":   {"skipped", "건너뜀"},
+	},
+	fields: map[string]text{
+		"account_number":  {"account number", "계좌 번호"},
+		"address":         {"address", "주소"},
+		"date_of_birth":   {"date of birth", "생년월일"},
+		"documentNumber":  {"document number", "문서 번호"},
+		"document_number": {"document number", "문서 번호"},
+		"employer_name":   {"employer name", "고용주"},
+		"expiry_date":     {"expiry date", "만료일"},
+		"full_name":       {"full name", "성명"},
+		"monthly_income":  {"monthly income", "월 소득"},
+		"nationality":     {"nationality", "국적"},
+	},
+	kinds: map[string]text{
+		"bank_statement":  {"bank statement", "은행 거래내역서"},
+		"document":        {"unrecognised document", "미확인 문서"},
+		"drivers_licence": {"driver's licence", "운전면허증"},
+		"national_id":     {"national ID card", "신분증"},
+		"passport":        {"passport", "여권"},
+		"payslip":         {"payslip", "급여 명세서"},
+		"utility_bill":    {"utility bill", "공과금 고지서"},
+	},
+	actionNames: map[string]text{
+		"check_document_expiry":    {"Check document expiry", "유효기간 확인"},
+		"classify_documents":       {"Classify documents", "문서 분류"},
+		"compile_review":           {"Compile review", "검토 종합"},
+		"cross_check_identity":     {"Cross-check identity", "신원 교차 확인"},
+		"extract_identity_fields":  {"Extract identity fields", "신원 항목 추출"},
+		"validate_field_formats":   {"Validate field formats", "형식 검증"},
+		"verify_document_registry": {"Verify document registry", "발급 기관 등록 조회"},
+	},
+	categories: map[string]text{
+		"Data Consistency":        {"Data consistency", "데이터 일관성"},
+		"Data Extraction":         {"Data extraction", "데이터 추출"},
+		"Document Classification": {"Document classification", "문서 분류"},
+		"Document Processing":     {"Document processing", "문서 처리"},
+		"Format Validation":       {"Format validation", "형식 검증"},
+		"Status Validation":       {"Status validation", "상태 검증"},
+		"mcp":                     {"External tool (MCP)", "외부 도구(MCP)"},
+	},
+	dateTime:      text{"2 January 2006, 15:04 UTC", "2006년 1월 2일 15:04 UTC"},
+	dateTimeShort: text{"2006-01-02 15:04", "2006-01-02 15:04"},
+	dateOnly:      text{"2 January 2006", "2006년 1월 2일"},
+	pageOf:        text{"Page %d of %d", "%d / %d 페이지"},
+	workflows: map[[2]string]text{
+		{engine.DefaultWorkflowID, engine.DefaultWorkflow().Name}: {engine.DefaultWorkflow().Name, "신원 및 금융 문서 검토"},
+	},
 }
 
-var koreanLabels = reportLabels{
-	lang:  "ko",
-	title: "문서 분석 보고서", subtitle: "프로필 문서 분석 서비스",
-	profile: "프로필", analysisID: "분석 ID", workflow: "워크플로", requested: "요청 일시",
-	completed: "완료 일시", status: "상태", verification: "검증 상태",
-	subject:       "대상자",
-	subjectNote:   "문서에 나타난 신원 정보와 문서 간 일치 여부입니다.",
-	identityValue: "신원 항목", agreedValue: "값",
-	riskAssessment: "위험 평가", riskLevel: "위험 수준", riskScore: "위험 점수",
-	riskFactors: "위험 요인", noFactors: "위험 요인이 없습니다.",
-	reviewResult: "검토 결과", finalAction: "결정", actionReason: "사유", riskReason: "위험 근거",
-	findings: "검사 결과", check: "검사", result: "결과", details: "세부 내용",
-	evidence:     "근거",
-	evidenceNote: "각 검사가 읽은 문서 구절과 호출한 도구입니다.",
-	noEvidence:   "문서를 인용한 검사가 없습니다.", toolCall: "도구",
-	recommendations: "권고 사항", priority: "우선순위", recommendation: "권고",
-	documentsReviewed: "검토한 문서", document: "문서", detectedAs: "인식된 유형",
-	uploaded: "업로드", size: "크기", fingerprint: "SHA-256", readable: "판독", valid: "유효",
-	notValid: "유효하지 않음", reason: "사유", yes: "예", no: "아니요",
-	extractedValues: "추출된 값", field: "항목", judgement: "판정",
-	valuesNote:          "문서별로 읽은 항목 값입니다. 표시된 칸은 다른 문서와 값이 다릅니다.",
-	overall:             "종합",
-	checkLegend:         "일치: 값을 보여 준 문서들이 서로 같습니다. 불일치: 문서 간 값이 다릅니다. 미확인: 한 문서에만 있습니다. 없음: 어느 문서에도 없습니다.",
-	documentValidations: "문서 유효성",
-	auditTrail:          "감사 기록", step: "단계", category: "분류", started: "시작 (UTC)", duration: "소요 시간",
-	signOff: "검토자 확인", reviewer: "검토자", date: "일자", decision: "결정", signature: "서명",
-	requestDocs:  "추가 서류 요청",
-	appendix:     "부록: 원시 데이터",
-	appendixNote: "서비스가 반환하는 그대로의 추출 데이터와 작업별 원시 결과입니다(영문). 한 줄에 들어가지 않는 내용은 다음 줄의 → 뒤에 이어집니다.",
-	rawExtracted: "추출 데이터", rawActions: "작업별 원시 결과",
-	codeCut: "… 이하 %d줄 생략",
-	footer:  "대외비, 컴플라이언스 검토용", none: "없음.", notYet: "미완료",
-	notShown: "—", unknown: "—", onlyIn: "%s에만 있음",
-	levels:        map[string]string{"low": "낮음", "medium": "보통", "high": "높음"},
-	results:       map[string]string{"passed": "통과", "warning": "주의", "failed": "실패"},
-	steps:         map[string]string{"passed": "통과", "needs_review": "주의", "failed": "실패"},
-	actions:       map[string]string{"approve": "승인", "manual_review": "수동 검토", "reject": "거절"},
-	statuses:      map[string]string{"pending": "대기", "processing": "처리 중", "completed": "완료", "failed": "실패"},
-	verifications: map[string]string{"pending_review": "검토 대기", "approved": "승인됨", "rejected": "거절됨"},
-	checkResults:  map[string]string{"pass": "일치", "fail": "불일치", "unverifiable": "없음", "needs_review": "미확인"},
-	itemTypes:     map[string]string{"file": "파일", "text": "텍스트", "json": "JSON"},
-	priorities:    map[string]string{"1": "높음", "2": "보통", "3": "낮음"},
-	toolStatuses:  map[string]string{"found": "등록 확인", "skipped": "건너뜀", "not_found": "등록 없음"},
-	fields: map[string]string{
-		"full_name": "성명", "date_of_birth": "생년월일", "document_number": "문서 번호",
-		"expiry_date": "만료일", "address": "주소", "nationality": "국적",
-		"account_number": "계좌 번호", "monthly_income": "월 소득", "employer_name": "고용주",
-		"documentNumber": "문서 번호",
-	},
-	kinds: map[string]string{
-		"passport": "여권", "drivers_licence": "운전면허증", "national_id": "신분증",
-		"bank_statement": "은행 거래내역서", "utility_bill": "공과금 고지서", "payslip": "급여 명세서",
-		"document": "미확인 문서",
-	},
-	actionNames: map[string]string{
-		"classify_documents": "문서 분류", "extract_identity_fields": "신원 항목 추출",
-		"validate_field_formats": "형식 검증", "check_document_expiry": "유효기간 확인",
-		"cross_check_identity": "신원 교차 확인", "verify_document_registry": "발급 기관 등록 조회",
-		"compile_review": "검토 종합",
-	},
-	categories: map[string]string{
-		"Document Classification": "문서 분류", "Data Extraction": "데이터 추출",
-		"Format Validation": "형식 검증", "Status Validation": "상태 검증",
-		"Data Consistency": "데이터 일관성", "Document Processing": "문서 처리",
-		"mcp": "외부 도구(MCP)",
-	},
-	workflows: map[[2]string]string{
-		{engine.DefaultWorkflowID, engine.DefaultWorkflow().Name}: "신원 및 금융 문서 검토",
-	},
-	formatTime: func(t time.Time) string {
-		t = t.UTC()
-		return fmt.Sprintf("%d년 %d월 %d일 %02d:%02d UTC", t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute())
-	},
-	formatShort: func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
-	formatDate: func(t time.Time) string {
-		t = t.UTC()
-		return fmt.Sprintf("%d년 %d월 %d일", t.Year(), int(t.Month()), t.Day())
-	},
-	pageOf: func(i, n int) string { return fmt.Sprintf("%d / %d 페이지", i, n) },
-	list:   func(items []string) string { return strings.Join(items, ", ") },
-	count:  func(n int, one, many string) string { return fmt.Sprintf("%d%s", n, one) },
-	facts:  koreanFacts,
-}
-
-// labelsFor returns the labels of a locale: Korean for "ko", English
-// otherwise.
-func labelsFor(locale string) *reportLabels {
-	if locale == "ko" {
-		return &koreanLabels
-	}
-	return &englishLabels
-}
-
-// word translates an enumeration value, or returns it as it is.
-func word(m map[string]string, v string) string {
+// word is an enumeration value in language l, or the value as it is.
+func (l lang) word(m map[string]text, v string) string {
 	if w, ok := m[v]; ok {
-		return w
+		return w.in(l)
 	}
 	return v
+}
+
+// formatTime writes a date and time.
+func (l lang) formatTime(t time.Time) string { return t.UTC().Format(labels.dateTime.in(l)) }
+
+// formatShort writes a date and time in a narrow column.
+func (l lang) formatShort(t time.Time) string { return t.UTC().Format(labels.dateTimeShort.in(l)) }
+
+// formatDate writes a date.
+func (l lang) formatDate(t time.Time) string { return t.UTC().Format(labels.dateOnly.in(l)) }
+
+// pageOf writes the number of page i of n.
+func (l lang) pageOf(i, n int) string { return fmt.Sprintf(labels.pageOf.in(l), i, n) }
+
+// list joins items as the language does: "a, b and c" in English, "a,
+// b, c" in Korean.
+func (l lang) list(items []string) string {
+	if l == korean {
+		return strings.Join(items, ", ")
+	}
+	return englishList(items)
 }
 
 // englishList joins items as English does: "a", "a and b", "a, b and c".
@@ -272,15 +336,15 @@ func capital(s string) string {
 }
 
 // fieldName is a schema field as a sentence writes it.
-func (l *reportLabels) fieldName(f string) string {
-	if w, ok := l.fields[f]; ok {
-		return w
+func (l lang) fieldName(f string) string {
+	if w, ok := labels.fields[f]; ok {
+		return w.in(l)
 	}
 	return humanize(f)
 }
 
 // fieldNames are schema fields as a sentence lists them.
-func (l *reportLabels) fieldNames(fs []string) string {
+func (l lang) fieldNames(fs []string) string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
 		out[i] = l.fieldName(f)
@@ -289,24 +353,24 @@ func (l *reportLabels) fieldNames(fs []string) string {
 }
 
 // kindName is a document type as a sentence writes it.
-func (l *reportLabels) kindName(k string) string {
-	if w, ok := l.kinds[k]; ok {
-		return w
+func (l lang) kindName(k string) string {
+	if w, ok := labels.kinds[k]; ok {
+		return w.in(l)
 	}
 	return humanize(k)
 }
 
 // actionName is a policy action's label: the mock's own actions by
 // name, others as their name in words.
-func (l *reportLabels) actionName(a string) string {
-	if w, ok := l.actionNames[a]; ok {
-		return w
+func (l lang) actionName(a string) string {
+	if w, ok := labels.actionNames[a]; ok {
+		return w.in(l)
 	}
 	return capital(humanize(a))
 }
 
 // actionList lists policy actions as a sentence does.
-func (l *reportLabels) actionList(as []string) string {
+func (l lang) actionList(as []string) string {
 	out := make([]string, len(as))
 	for i, a := range as {
 		out[i] = l.actionName(a)
@@ -315,18 +379,18 @@ func (l *reportLabels) actionList(as []string) string {
 }
 
 // categoryName is an audit category's label.
-func (l *reportLabels) categoryName(c string) string { return word(l.categories, c) }
+func (l lang) categoryName(c string) string { return l.word(labels.categories, c) }
 
 // validationName is a key of document_validations as a table shows it:
 // the engine's keys by their document type, with the number it gives from
 // the second document of a type ("passport_2"); others as words.
-func (l *reportLabels) validationName(key string) string {
-	if _, ok := l.kinds[key]; ok {
+func (l lang) validationName(key string) string {
+	if _, ok := labels.kinds[key]; ok {
 		return capital(l.kindName(key))
 	}
 	if i := strings.LastIndexByte(key, '_'); i > 0 {
 		n := key[i+1:]
-		if _, ok := l.kinds[key[:i]]; ok && n != "" && n[0] != '0' && n != "1" && strings.Trim(n, "0123456789") == "" {
+		if _, ok := labels.kinds[key[:i]]; ok && n != "" && n[0] != '0' && n != "1" && strings.Trim(n, "0123456789") == "" {
 			return capital(l.kindName(key[:i])) + " " + n
 		}
 	}
@@ -335,15 +399,15 @@ func (l *reportLabels) validationName(key string) string {
 
 // workflowName is a workflow's name in the report's language: the mock's
 // own by its label, others as named.
-func (l *reportLabels) workflowName(id, name string) string {
-	if w, ok := l.workflows[[2]string{id, name}]; ok {
-		return w
+func (l lang) workflowName(id, name string) string {
+	if w, ok := labels.workflows[[2]string{id, name}]; ok {
+		return w.in(l)
 	}
 	return name
 }
 
 // isoDate writes a date given as 2006-01-02, or returns it as given.
-func (l *reportLabels) isoDate(s string) string {
+func (l lang) isoDate(s string) string {
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
 		return s

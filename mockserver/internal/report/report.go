@@ -144,7 +144,7 @@ func render(d Data, drawn func(DrawnText)) ([]byte, error) {
 		return nil, err
 	}
 	c := &canvas{pdf: &gopdf.GoPdf{}, ts: ts, drawn: drawn, curFace: -1}
-	r := &reportWriter{canvas: c, l: labelsFor(d.Locale), d: d}
+	r := &reportWriter{canvas: c, l: langOf(d.Locale), d: d}
 	return r.render()
 }
 
@@ -163,7 +163,7 @@ type DrawnText struct {
 // reportWriter draws one report: its sections, on a canvas.
 type reportWriter struct {
 	*canvas
-	l    *reportLabels
+	l    lang
 	d    Data
 	ed   extracted
 	docs []docRow
@@ -202,9 +202,9 @@ func (r *reportWriter) render() (out []byte, err error) {
 		created = *a.CompletedAt
 	}
 	pdf.SetInfo(gopdf.PdfInfo{
-		Title:        fmt.Sprintf("%s %s", r.l.title, a.ID),
-		Subject:      fmt.Sprintf("%s: %s (%s)", r.l.profile, r.d.ProfileName, a.ProfileID),
-		Author:       r.l.subtitle,
+		Title:        fmt.Sprintf("%s %s", labels.title.in(r.l), a.ID),
+		Subject:      fmt.Sprintf("%s: %s (%s)", labels.profile.in(r.l), r.d.ProfileName, a.ProfileID),
+		Author:       labels.subtitle.in(r.l),
 		Creator:      "profilesvc-mock",
 		Producer:     "profilesvc-go mockserver",
 		CreationDate: created,
@@ -344,7 +344,7 @@ func (r *reportWriter) footers() {
 		}
 		r.page = i
 		r.rule(marginX, marginX+contentW, pageH-marginBottom+18, 0.5, colRule)
-		r.text(marginX, pageH-marginBottom+24, r.l.footer+" · "+r.d.Analysis.ID, st)
+		r.text(marginX, pageH-marginBottom+24, labels.footer.in(r.l)+" · "+r.d.Analysis.ID, st)
 		pg := r.l.pageOf(i, n)
 		r.text(marginX+contentW-r.textWidth(pg, st), pageH-marginBottom+24, pg, st)
 	}

@@ -87,11 +87,11 @@ func (r *reportWriter) haveDocFacts() bool {
 func (r *reportWriter) titleBlock() {
 	a := &r.d.Analysis
 	r.rect(0, 0, pageW, 96, colBand)
-	r.text(marginX, 28, r.l.title, textStyle{size: 20, bold: true, color: colWhite})
-	r.text(marginX, 58, r.l.subtitle, textStyle{size: 10, color: colBandText})
+	r.text(marginX, 28, labels.title.in(r.l), textStyle{size: 20, bold: true, color: colWhite})
+	r.text(marginX, 58, labels.subtitle.in(r.l), textStyle{size: 10, color: colBandText})
 	r.y = 112
 
-	completed := r.l.notYet
+	completed := labels.notYet.in(r.l)
 	if a.CompletedAt != nil {
 		completed = r.l.formatTime(*a.CompletedAt)
 	}
@@ -100,13 +100,13 @@ func (r *reportWriter) titleBlock() {
 		wf = fmt.Sprintf("%s (%s)", r.l.workflowName(r.d.WorkflowID, r.d.WorkflowName), r.d.WorkflowID)
 	}
 	r.keyValues([][2]string{
-		{r.l.profile, fmt.Sprintf("%s (%s)", r.d.ProfileName, a.ProfileID)},
-		{r.l.analysisID, a.ID},
-		{r.l.workflow, wf},
-		{r.l.requested, r.l.formatTime(a.RequestedAt)},
-		{r.l.completed, completed},
-		{r.l.status, word(r.l.statuses, string(a.Status))},
-		{r.l.verification, word(r.l.verifications, string(a.VerificationStatus))},
+		{labels.profile.in(r.l), fmt.Sprintf("%s (%s)", r.d.ProfileName, a.ProfileID)},
+		{labels.analysisID.in(r.l), a.ID},
+		{labels.workflow.in(r.l), wf},
+		{labels.requested.in(r.l), r.l.formatTime(a.RequestedAt)},
+		{labels.completed.in(r.l), completed},
+		{labels.status.in(r.l), r.l.word(labels.statuses, string(a.Status))},
+		{labels.verification.in(r.l), r.l.word(labels.verifications, string(a.VerificationStatus))},
 	}, 110)
 }
 
@@ -116,7 +116,7 @@ var identityFields = []string{"full_name", "date_of_birth", "nationality", "docu
 // subjectSection names the profile and shows the identity values the
 // documents show, with whether they agree on each.
 func (r *reportWriter) subjectSection() {
-	r.heading(r.l.subject)
+	r.heading(labels.subject.in(r.l))
 	r.paragraph(r.d.ProfileName, marginX, textStyle{size: 13, bold: true, color: colInk})
 	r.y += 3
 	values, cj := r.ed.values, r.ed.judgements
@@ -130,7 +130,7 @@ func (r *reportWriter) subjectSection() {
 		if !shown && check.Result == "" {
 			continue
 		}
-		value := cell{text: r.l.notShown}
+		value := cell{text: labels.notShown.in(r.l)}
 		if v != nil {
 			value.text = fmt.Sprint(v)
 		}
@@ -139,18 +139,18 @@ func (r *reportWriter) subjectSection() {
 			case profilesvc.CheckFail:
 				value = cell{text: strings.Join(distinctValues(f, held), " / "), mark: true}
 			case profilesvc.CheckNeedsReview:
-				value.sub = fmt.Sprintf(r.l.onlyIn, held[0][0])
+				value.sub = fmt.Sprintf(labels.onlyIn.in(r.l), held[0][0])
 			}
 		}
 		rows = append(rows, row{cells: []cell{{text: capital(r.l.fieldName(f))}, value,
-			{text: word(r.l.checkResults, string(check.Result)), chip: string(check.Result)}}})
+			{text: r.l.word(labels.checkResults, string(check.Result)), chip: string(check.Result)}}})
 	}
 	if len(rows) == 0 {
 		return
 	}
-	r.paragraph(r.l.subjectNote, marginX, muted)
+	r.paragraph(labels.subjectNote.in(r.l), marginX, muted)
 	r.y += 3
-	r.table([]column{{r.l.identityValue, 0.26}, {r.l.agreedValue, 0.54}, {r.l.judgement, 0.20}}, rows)
+	r.table([]column{{labels.identityValue.in(r.l), 0.26}, {labels.agreedValue.in(r.l), 0.54}, {labels.judgement.in(r.l), 0.20}}, rows)
 }
 
 // holders are the documents that show field f, each a name and the
@@ -190,18 +190,18 @@ func distinctValues(f string, held [][2]string) []string {
 
 func (r *reportWriter) riskSection() {
 	ra := r.d.Analysis.RiskAssessment
-	r.heading(r.l.riskAssessment)
+	r.heading(labels.riskAssessment.in(r.l))
 	if ra == nil {
-		r.paragraph(r.l.none, marginX, muted)
+		r.paragraph(labels.none.in(r.l), marginX, muted)
 		return
 	}
 	r.ensure(90)
 	// Badge.
 	fg, bg, _ := resultColours(string(ra.RiskLevel))
 	r.rect(marginX, r.y, 150, 44, bg)
-	r.text(marginX+10, r.y+7, r.l.riskLevel, textStyle{size: 8.5, color: fg})
-	r.text(marginX+10, r.y+19, word(r.l.levels, string(ra.RiskLevel)), textStyle{size: 17, bold: true, color: fg})
-	r.text(marginX+170, r.y+4, fmt.Sprintf("%s: %.0f / 100", r.l.riskScore, ra.RiskScore), textStyle{size: 8.5, color: colMuted})
+	r.text(marginX+10, r.y+7, labels.riskLevel.in(r.l), textStyle{size: 8.5, color: fg})
+	r.text(marginX+10, r.y+19, r.l.word(labels.levels, string(ra.RiskLevel)), textStyle{size: 17, bold: true, color: fg})
+	r.text(marginX+170, r.y+4, fmt.Sprintf("%s: %.0f / 100", labels.riskScore.in(r.l), ra.RiskScore), textStyle{size: 8.5, color: colMuted})
 	// Gauge: low, medium and high bands, with a marker at the score.
 	gx, gy, gw, gh := marginX+170, r.y+22, contentW-170, 12.0
 	medium, high := r.d.MediumRiskFrom, r.d.HighRiskFrom
@@ -222,10 +222,10 @@ func (r *reportWriter) riskSection() {
 	r.text(gx+gw-12, gy+gh+3, "100", tick)
 	r.y += 56
 	r.ensure(16)
-	r.text(marginX, r.y, r.l.riskFactors, textStyle{size: bodySize, bold: true, color: colInk})
+	r.text(marginX, r.y, labels.riskFactors.in(r.l), textStyle{size: bodySize, bold: true, color: colInk})
 	r.y += bodySize * 1.6
 	if len(ra.RiskFactors) == 0 {
-		r.paragraph(r.l.noFactors, marginX, muted)
+		r.paragraph(labels.noFactors.in(r.l), marginX, muted)
 	}
 	for _, f := range ra.RiskFactors {
 		r.bullet("•", r.say(f), body)
@@ -237,14 +237,17 @@ func (r *reportWriter) reviewSection() {
 	if rr == nil {
 		return
 	}
-	r.heading(r.l.reviewResult)
+	r.heading(labels.reviewResult.in(r.l))
 	r.ensure(30)
 	fg, bg, _ := resultColours(string(rr.FinalAction))
 	r.rect(marginX, r.y, contentW, 24, bg)
-	r.text(marginX+10, r.y+6, fmt.Sprintf("%s: %s   ·   %s: %s", r.l.finalAction, word(r.l.actions, string(rr.FinalAction)),
-		r.l.riskLevel, word(r.l.levels, string(rr.FinalRiskLevel))), textStyle{size: 11, bold: true, color: fg})
+	r.text(marginX+10, r.y+6, fmt.Sprintf("%s: %s   ·   %s: %s", labels.finalAction.in(r.l), r.l.word(labels.actions, string(rr.FinalAction)),
+		labels.riskLevel.in(r.l), r.l.word(labels.levels, string(rr.FinalRiskLevel))), textStyle{size: 11, bold: true, color: fg})
 	r.y += 32
-	r.keyValues([][2]string{{r.l.actionReason, r.say(rr.FinalActionReason)}, {r.l.riskReason, r.say(rr.FinalRiskLevelReason)}}, 110)
+	r.keyValues([][2]string{
+		{labels.actionReason.in(r.l), r.say(rr.FinalActionReason)},
+		{labels.riskReason.in(r.l), r.say(rr.FinalRiskLevelReason)},
+	}, 110)
 }
 
 // sortedFindings are the analysis's findings in display order.
@@ -256,17 +259,17 @@ func (r *reportWriter) sortedFindings() []profilesvc.Finding {
 
 func (r *reportWriter) findingsSection() {
 	fs := r.sortedFindings()
-	r.heading(r.l.findings)
+	r.heading(labels.findings.in(r.l))
 	if len(fs) == 0 {
-		r.paragraph(r.l.none, marginX, muted)
+		r.paragraph(labels.none.in(r.l), marginX, muted)
 		return
 	}
 	rows := make([]row, len(fs))
 	for i, f := range fs {
 		rows[i] = row{cells: []cell{{text: r.l.actionName(f.Category)},
-			{text: word(r.l.results, string(f.Result)), chip: string(f.Result)}, {text: r.say(f.Details)}}}
+			{text: r.l.word(labels.results, string(f.Result)), chip: string(f.Result)}, {text: r.say(f.Details)}}}
 	}
-	r.table([]column{{r.l.check, 0.26}, {r.l.result, 0.13}, {r.l.details, 0.61}}, rows)
+	r.table([]column{{labels.check.in(r.l), 0.26}, {labels.result.in(r.l), 0.13}, {labels.details.in(r.l), 0.61}}, rows)
 }
 
 func (r *reportWriter) recommendationsSection() {
@@ -277,37 +280,38 @@ func (r *reportWriter) recommendationsSection() {
 		}
 		return recs[i].SortOrder < recs[j].SortOrder
 	})
-	r.heading(r.l.recommendations)
+	r.heading(labels.recommendations.in(r.l))
 	if len(recs) == 0 {
-		r.paragraph(r.l.none, marginX, muted)
+		r.paragraph(labels.none.in(r.l), marginX, muted)
 		return
 	}
 	rows := make([]row, len(recs))
 	for i, rec := range recs {
 		p := strconv.Itoa(rec.Priority)
 		rows[i] = row{cells: []cell{{text: strconv.Itoa(i + 1)},
-			{text: p + " · " + word(r.l.priorities, p), chip: "priority_" + p}, {text: r.say(rec.Content)}}}
+			{text: p + " · " + r.l.word(labels.priorities, p), chip: "priority_" + p}, {text: r.say(rec.Content)}}}
 	}
-	r.table([]column{{"#", 0.06}, {r.l.priority, 0.16}, {r.l.recommendation, 0.78}}, rows)
+	r.table([]column{{"#", 0.06}, {labels.priority.in(r.l), 0.16}, {labels.recommendation.in(r.l), 0.78}}, rows)
 }
 
 // documentsSection lists every document reviewed: its name and type,
 // the type the engine recognised, its upload time, size and fingerprint,
 // and whether it could be read and is valid, with the reason when not.
 func (r *reportWriter) documentsSection() {
-	r.heading(r.l.documentsReviewed)
+	r.heading(labels.documentsReviewed.in(r.l))
 	if len(r.docs) == 0 {
-		r.paragraph(r.l.none, marginX, muted)
+		r.paragraph(labels.none.in(r.l), marginX, muted)
 		return
 	}
 	dv := r.ed.validations
 	var rows []row
 	for _, d := range r.docs {
-		sub := word(r.l.itemTypes, string(d.typ))
+		sub := r.l.word(labels.itemTypes, string(d.typ))
 		if d.contentType != "" {
 			sub += " · " + d.contentType
 		}
-		uploaded, size, sha := r.l.unknown, r.l.unknown, r.l.unknown
+		unknown := labels.unknown.in(r.l)
+		uploaded, size, sha := unknown, unknown, unknown
 		if !d.uploaded.IsZero() {
 			uploaded = r.l.formatShort(d.uploaded)
 		}
@@ -317,7 +321,7 @@ func (r *reportWriter) documentsSection() {
 		if len(d.sha256) >= 12 {
 			sha = d.sha256[:12]
 		}
-		detected, readable, valid := cell{text: r.l.unknown}, cell{text: r.l.unknown}, cell{text: r.l.unknown}
+		detected, readable, valid := cell{text: unknown}, cell{text: unknown}, cell{text: unknown}
 		var note string
 		if d.facts != nil {
 			detected.text = capital(r.l.kindName(d.facts.Kind))
@@ -325,15 +329,16 @@ func (r *reportWriter) documentsSection() {
 			if v, ok := dv[d.facts.ValidationKey]; ok {
 				valid = yesNo(r.l, v.IsValid)
 				if !v.IsValid {
-					note = r.l.notValid + ": " + r.say(v.Reason)
+					note = labels.notValid.in(r.l) + ": " + r.say(v.Reason)
 				}
 			}
 		}
 		rows = append(rows, row{cells: []cell{{text: d.name, sub: sub}, detected, {text: uploaded}, {text: size},
 			{text: sha, mono: true}, readable, valid}, note: note})
 	}
-	r.table([]column{{r.l.document, 0.24}, {r.l.detectedAs, 0.15}, {r.l.uploaded, 0.18}, {r.l.size, 0.08},
-		{r.l.fingerprint, 0.15}, {r.l.readable, 0.10}, {r.l.valid, 0.10}}, rows)
+	r.table([]column{{labels.document.in(r.l), 0.24}, {labels.detectedAs.in(r.l), 0.15}, {labels.uploaded.in(r.l), 0.18},
+		{labels.size.in(r.l), 0.08}, {labels.fingerprint.in(r.l), 0.15}, {labels.readable.in(r.l), 0.10},
+		{labels.valid.in(r.l), 0.10}}, rows)
 	if !r.factsNameValidations(dv) {
 		r.validationsTable(dv)
 	}
@@ -380,22 +385,22 @@ func (r *reportWriter) factsShowValues() bool {
 // for an analysis whose documents the engine's facts do not name.
 func (r *reportWriter) validationsTable(dv profilesvc.DocumentValidations) {
 	r.ensure(40)
-	r.text(marginX, r.y, r.l.documentValidations, textStyle{size: bodySize, bold: true, color: colInk})
+	r.text(marginX, r.y, labels.documentValidations.in(r.l), textStyle{size: bodySize, bold: true, color: colInk})
 	r.y += bodySize * 1.8
 	var rows []row
 	for _, k := range sortedKeys(dv) {
 		v := dv[k]
 		rows = append(rows, row{cells: []cell{{text: r.l.validationName(k)}, yesNo(r.l, v.IsValid), {text: r.say(v.Reason)}}})
 	}
-	r.table([]column{{r.l.document, 0.24}, {r.l.valid, 0.12}, {r.l.reason, 0.64}}, rows)
+	r.table([]column{{labels.document.in(r.l), 0.24}, {labels.valid.in(r.l), 0.12}, {labels.reason.in(r.l), 0.64}}, rows)
 }
 
 // yesNo is a cell that says yes or no, coloured.
-func yesNo(l *reportLabels, v bool) cell {
+func yesNo(l lang, v bool) cell {
 	if v {
-		return cell{text: l.yes, chip: "true"}
+		return cell{text: labels.yes.in(l), chip: "true"}
 	}
-	return cell{text: l.no, chip: "false"}
+	return cell{text: labels.no.in(l), chip: "false"}
 }
 
 // byteSize writes a size in bytes for a person.
@@ -421,7 +426,7 @@ func (r *reportWriter) valuesSection() {
 	if len(values) == 0 {
 		return
 	}
-	r.heading(r.l.extractedValues)
+	r.heading(labels.extractedValues.in(r.l))
 	check := func(f string) cell {
 		if cj == nil {
 			return cell{}
@@ -430,21 +435,21 @@ func (r *reportWriter) valuesSection() {
 		if !ok {
 			return cell{}
 		}
-		return cell{text: word(r.l.checkResults, string(c.Result)), chip: string(c.Result)}
+		return cell{text: r.l.word(labels.checkResults, string(c.Result)), chip: string(c.Result)}
 	}
 	fields := sortedKeys(values)
 	if !r.factsShowValues() {
 		var rows []row
 		for _, f := range fields {
-			v := r.l.notShown
+			v := labels.notShown.in(r.l)
 			if values[f] != nil {
 				v = fmt.Sprint(values[f])
 			}
 			rows = append(rows, row{cells: []cell{{text: capital(r.l.fieldName(f))}, {text: v}, check(f)}})
 		}
-		r.table([]column{{r.l.field, 0.28}, {r.l.agreedValue, 0.50}, {r.l.judgement, 0.22}}, rows)
+		r.table([]column{{labels.field.in(r.l), 0.28}, {labels.agreedValue.in(r.l), 0.50}, {labels.judgement.in(r.l), 0.22}}, rows)
 	} else {
-		r.paragraph(r.l.valuesNote, marginX, muted)
+		r.paragraph(labels.valuesNote.in(r.l), marginX, muted)
 		r.y += 3
 		for start := 0; start < len(r.docs); start += maxValueColumns {
 			docs := r.docs[start:min(len(r.docs), start+maxValueColumns)]
@@ -454,23 +459,23 @@ func (r *reportWriter) valuesSection() {
 	if cj != nil && cj.OverallConsistencyReason != "" {
 		r.ensure(30)
 		r.y += 3
-		r.chip(marginX, r.y, r.l.overall+": "+word(r.l.checkResults, string(cj.OverallConsistencyResult)),
+		r.chip(marginX, r.y, labels.overall.in(r.l)+": "+r.l.word(labels.checkResults, string(cj.OverallConsistencyResult)),
 			string(cj.OverallConsistencyResult), smallSize)
 		r.y += smallSize*1.55 + 2
 		r.paragraph(r.say(cj.OverallConsistencyReason), marginX, small)
 	}
 	r.y += 2
-	r.paragraph(r.l.checkLegend, marginX, muted)
+	r.paragraph(labels.checkLegend.in(r.l), marginX, muted)
 }
 
 // valuesTable shows the values of fields in some documents.
 func (r *reportWriter) valuesTable(fields []string, docs []docRow, check func(string) cell) {
 	fieldW, judgeW := 0.20, 0.16
-	cols := []column{{r.l.field, fieldW}}
+	cols := []column{{labels.field.in(r.l), fieldW}}
 	for _, d := range docs {
 		cols = append(cols, column{d.name, (1 - fieldW - judgeW) / float64(len(docs))})
 	}
-	cols = append(cols, column{r.l.judgement, judgeW})
+	cols = append(cols, column{labels.judgement.in(r.l), judgeW})
 	var rows []row
 	for _, f := range fields {
 		cells := []cell{{text: capital(r.l.fieldName(f))}}
@@ -481,7 +486,7 @@ func (r *reportWriter) valuesTable(fields []string, docs []docRow, check func(st
 		}
 		odd := r.disagreeing(f, shown, has)
 		for i := range docs {
-			c := cell{text: r.l.notShown}
+			c := cell{text: labels.notShown.in(r.l)}
 			if has[i] {
 				c = cell{text: shown[i], mark: odd[i]}
 			}
@@ -552,7 +557,7 @@ func (r *reportWriter) valueGroups(f string) map[string]int {
 func (r *reportWriter) evidenceSection() {
 	log := append([]profilesvc.AuditLogEntry(nil), r.d.Analysis.AgentAuditLog...)
 	sort.SliceStable(log, func(i, j int) bool { return log[i].WorkID < log[j].WorkID })
-	r.heading(r.l.evidence)
+	r.heading(labels.evidence.in(r.l))
 	any := false
 	for _, e := range log {
 		var cites []profilesvc.Object
@@ -563,13 +568,13 @@ func (r *reportWriter) evidenceSection() {
 			continue
 		}
 		if !any {
-			r.paragraph(r.l.evidenceNote, marginX, muted)
+			r.paragraph(labels.evidenceNote.in(r.l), marginX, muted)
 			r.y += 2
 		}
 		any = true
 		r.ensure(3 * bodySize * lineGap)
 		x := r.text(marginX, r.y, r.l.actionName(e.ActionName), textStyle{size: bodySize, bold: true, color: colInk})
-		r.chip(x+8, r.y, word(r.l.steps, string(e.VerificationStatus)), string(e.VerificationStatus), bodySize)
+		r.chip(x+8, r.y, r.l.word(labels.steps, string(e.VerificationStatus)), string(e.VerificationStatus), bodySize)
 		r.y += bodySize * 1.6
 		for _, c := range cites {
 			r.bullet("•", r.quote(c), small)
@@ -580,7 +585,7 @@ func (r *reportWriter) evidenceSection() {
 		r.y += 4
 	}
 	if !any {
-		r.paragraph(r.l.noEvidence, marginX, muted)
+		r.paragraph(labels.noEvidence.in(r.l), marginX, muted)
 	}
 }
 
@@ -626,8 +631,8 @@ func (r *reportWriter) quote(c profilesvc.Object) string {
 // answered.
 func (r *reportWriter) toolCall(call profilesvc.MCPToolCall) string {
 	var b strings.Builder
-	b.WriteString(r.l.toolCall + " " + call.ToolName)
-	if r.l.lang == "en" && call.EngineName != "" {
+	b.WriteString(labels.toolCall.in(r.l) + " " + call.ToolName)
+	if r.l == english && call.EngineName != "" {
 		b.WriteString(" (" + call.EngineName + ")")
 	}
 	var params []string
@@ -638,7 +643,7 @@ func (r *reportWriter) toolCall(call profilesvc.MCPToolCall) string {
 		b.WriteString(": " + strings.Join(params, ", "))
 	}
 	if status, ok := call.RawContent["status"].(string); ok {
-		b.WriteString(" — " + word(r.l.toolStatuses, status))
+		b.WriteString(" — " + r.l.word(labels.toolStatuses, status))
 	}
 	return b.String()
 }
@@ -648,20 +653,20 @@ func (r *reportWriter) auditSection() {
 	if len(log) == 0 {
 		return
 	}
-	r.heading(r.l.auditTrail)
+	r.heading(labels.auditTrail.in(r.l))
 	rows := make([]row, len(log))
 	for i, e := range log {
-		started := r.l.unknown
+		started := labels.unknown.in(r.l)
 		if !e.ExecutedAt.IsZero() {
 			started = e.ExecutedAt.UTC().Format("15:04:05")
 		}
 		rows[i] = row{cells: []cell{{text: strconv.Itoa(e.WorkID)}, {text: r.l.actionName(e.ActionName)},
 			{text: r.l.categoryName(e.Category)},
-			{text: word(r.l.steps, string(e.VerificationStatus)), chip: string(e.VerificationStatus)},
+			{text: r.l.word(labels.steps, string(e.VerificationStatus)), chip: string(e.VerificationStatus)},
 			{text: started}, {text: strconv.FormatFloat(e.DurationMs, 'f', -1, 64) + " ms"}}}
 	}
-	r.table([]column{{"#", 0.06}, {r.l.step, 0.30}, {r.l.category, 0.22}, {r.l.result, 0.13},
-		{r.l.started, 0.15}, {r.l.duration, 0.14}}, rows)
+	r.table([]column{{"#", 0.06}, {labels.step.in(r.l), 0.30}, {labels.category.in(r.l), 0.22}, {labels.result.in(r.l), 0.13},
+		{labels.started.in(r.l), 0.15}, {labels.duration.in(r.l), 0.14}}, rows)
 }
 
 // signOffSection is the reviewer's block: the verification status as it
@@ -670,7 +675,7 @@ func (r *reportWriter) auditSection() {
 func (r *reportWriter) signOffSection() {
 	const boxH = 128.0
 	r.ensure(boxH + 50)
-	r.heading(r.l.signOff)
+	r.heading(labels.signOff.in(r.l))
 	top := r.y
 	r.stroke(colRule)
 	r.pdf.SetLineWidth(0.8)
@@ -679,26 +684,26 @@ func (r *reportWriter) signOffSection() {
 	x0 := marginX + 14
 	y := top + 14
 	vs := string(r.d.Analysis.VerificationStatus)
-	r.text(x0, y, r.l.verification, label)
-	r.chip(x0+96, y, word(r.l.verifications, vs), vs, bodySize)
+	r.text(x0, y, labels.verification.in(r.l), label)
+	r.chip(x0+96, y, r.l.word(labels.verifications, vs), vs, bodySize)
 	y += 30
 	blank := func(x, y, w float64, name string) {
 		r.text(x, y, name, label)
 		r.rule(x+70, x+w, y+bodySize+2, 0.6, colInk)
 	}
-	blank(x0, y, 270, r.l.reviewer)
-	blank(x0+300, y, contentW-28-300, r.l.date)
+	blank(x0, y, 270, labels.reviewer.in(r.l))
+	blank(x0+300, y, contentW-28-300, labels.date.in(r.l))
 	y += 30
-	r.text(x0, y, r.l.decision, label)
+	r.text(x0, y, labels.decision.in(r.l), label)
 	x := x0 + 70
-	for _, d := range []string{word(r.l.actions, "approve"), word(r.l.actions, "reject"), r.l.requestDocs} {
+	for _, d := range []string{r.l.word(labels.actions, "approve"), r.l.word(labels.actions, "reject"), labels.requestDocs.in(r.l)} {
 		r.stroke(colInk)
 		r.pdf.SetLineWidth(0.7)
 		r.pdf.RectFromUpperLeftWithStyle(x, y+0.5, 9, 9, "D")
 		x = r.text(x+14, y, d, body) + 22
 	}
 	y += 30
-	blank(x0, y, 270, r.l.signature)
+	blank(x0, y, 270, labels.signature.in(r.l))
 	r.y = top + boxH + 8
 }
 
