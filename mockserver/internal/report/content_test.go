@@ -36,6 +36,7 @@ func TestSubject(t *testing.T) {
 			"국적 Korean 미확인 passport.txt에만 있음 문서 번호 M12345678 미확인 passport.txt에만 있음"},
 	} {
 		t.Run(tc.locale, func(t *testing.T) {
+			t.Parallel()
 			wantText(t, fixtureReport(t, "mismatch.json", tc.locale, false).text(), tc.want)
 		})
 	}
@@ -122,6 +123,7 @@ func TestEvidence(t *testing.T) {
 			"발급 기관 등록 조회 통과 › 도구 document_registry.lookup: 문서 번호 M12345678 — 등록 확인"}},
 	} {
 		t.Run(tc.locale, func(t *testing.T) {
+			t.Parallel()
 			wantText(t, fixtureReport(t, "mismatch.json", tc.locale, false).text(), tc.want...)
 		})
 	}
@@ -157,6 +159,7 @@ func TestOneWordForOneState(t *testing.T) {
 		{"ko", "신원 교차 확인 주의", "5 신원 교차 확인 데이터 일관성 주의", "검토 필요"},
 	} {
 		t.Run(tc.locale, func(t *testing.T) {
+			t.Parallel()
 			text := fixtureReport(t, "analysis.json", tc.locale, false).text()
 			wantText(t, text, tc.finding, tc.step)
 			noText(t, text, tc.other)
@@ -170,24 +173,29 @@ func TestOneWordForOneState(t *testing.T) {
 func TestWrittenAsAPersonWould(t *testing.T) {
 	t.Parallel()
 	d := fixture(t, "analysis.json")
-	pages := fixtureReport(t, "analysis.json", "en", true).pages()
-	body := textOf(bodyPages(pages, "Appendix: raw data"))
-	wantText(t, body, "Cross-check identity Warning", "• Cross-check identity raised a warning.",
-		"Risk basis Risk score 10 of 100, from 1 warning.", "Classified 2 documents:", "Reviewed 2 documents and compiled the decision.",
-		"1 2 · Medium Confirm the account number", "Confidential, prepared for compliance review · "+d.Analysis.ID)
-	noText(t, body, "cross_check_identity", "warning: ", "1 warning checks", "0 failed", "[Priority", "review. ·")
-
-	one := variant(d, "en", false)
-	one.Facts.Sentences = map[string][]engine.Fact{}
-	for text, fs := range d.Facts.Sentences {
-		one.Facts.Sentences[text] = fs
-	}
-	for _, f := range d.Analysis.Findings {
-		if f.Category == "compile_review" {
-			one.Facts.Sentences[f.Details] = []engine.Fact{{Key: engine.FactReviewed, Numbers: []int{1}}}
+	t.Run("the analysis", func(t *testing.T) {
+		t.Parallel()
+		pages := fixtureReport(t, "analysis.json", "en", true).pages()
+		body := textOf(bodyPages(pages, "Appendix: raw data"))
+		wantText(t, body, "Cross-check identity Warning", "• Cross-check identity raised a warning.",
+			"Risk basis Risk score 10 of 100, from 1 warning.", "Classified 2 documents:", "Reviewed 2 documents and compiled the decision.",
+			"1 2 · Medium Confirm the account number", "Confidential, prepared for compliance review · "+d.Analysis.ID)
+		noText(t, body, "cross_check_identity", "warning: ", "1 warning checks", "0 failed", "[Priority", "review. ·")
+	})
+	t.Run("one document", func(t *testing.T) {
+		t.Parallel()
+		one := variant(d, "en", false)
+		one.Facts.Sentences = map[string][]engine.Fact{}
+		for text, fs := range d.Facts.Sentences {
+			one.Facts.Sentences[text] = fs
 		}
-	}
-	wantText(t, textOf(pageRows(t, render(t, one))), "Reviewed 1 document and compiled the decision.")
+		for _, f := range d.Analysis.Findings {
+			if f.Category == "compile_review" {
+				one.Facts.Sentences[f.Details] = []engine.Fact{{Key: engine.FactReviewed, Numbers: []int{1}}}
+			}
+		}
+		wantText(t, textOf(pageRows(t, render(t, one))), "Reviewed 1 document and compiled the decision.")
+	})
 }
 
 // TestSignOffAndCurrentState checks the reviewer's block, and that the

@@ -36,6 +36,7 @@ func TestGoldenTranscripts(t *testing.T) {
 		{"mismatch.json", "ko", false, "mismatch-ko.txt"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
+			t.Parallel()
 			r := fixtureReport(t, tc.fixture, tc.locale, tc.raw)
 			pdftest.Validate(t, r.pdf)
 			got := pdftest.Transcript(t, r.pdf)

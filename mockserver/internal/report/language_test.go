@@ -7,6 +7,7 @@ package report_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -138,8 +139,10 @@ func TestKoreanIsInTheFont(t *testing.T) {
 	}
 	for _, fx := range []string{"analysis.json", "mismatch.json"} {
 		for _, raw := range []bool{false, true} {
-			text := fixtureReport(t, fx, "ko", raw).text()
-			assert.NotContains(t, text, "□", "%s: a character drawn as a replacement", fx)
+			t.Run(fmt.Sprintf("%s/raw=%v", fx, raw), func(t *testing.T) {
+				t.Parallel()
+				assert.NotContains(t, fixtureReport(t, fx, "ko", raw).text(), "□", "a character drawn as a replacement")
+			})
 		}
 	}
 }
@@ -164,6 +167,7 @@ func TestKoreanSaysNoEnglishFromTheEngine(t *testing.T) {
 		d := fixture(t, fx)
 		for _, raw := range []bool{false, true} {
 			t.Run(fx+"/raw="+map[bool]string{false: "false", true: "true"}[raw], func(t *testing.T) {
+				t.Parallel()
 				pages := bodyPages(fixtureReport(t, fx, "ko", raw).pages(), "부록: 원시 데이터")
 				text := textOf(pages)
 				for _, s := range engineEnglish(d) {

@@ -32,17 +32,15 @@ func TestRenderVariants(t *testing.T) {
 	t.Parallel()
 	d := fixture(t, "analysis.json")
 	a := d.Analysis
-	pageCounts := map[string]int{}
 	for _, loc := range locales {
 		for _, raw := range []bool{false, true} {
-			name := fmt.Sprintf("%s/raw=%v", loc.name, raw)
-			t.Run(name, func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/raw=%v", loc.name, raw), func(t *testing.T) {
+				t.Parallel()
 				r := fixtureReport(t, "analysis.json", loc.name, raw)
 				ctx := pdftest.Validate(t, r.pdf)
 				wantA4(t, ctx)
 				pages := r.pages()
 				require.Len(t, pages, ctx.PageCount, "the pages read back, against pdfcpu's count")
-				pageCounts[name] = ctx.PageCount
 				wantFooters(t, pages, loc.name)
 
 				text := textOf(pages)
@@ -66,10 +64,14 @@ func TestRenderVariants(t *testing.T) {
 		}
 	}
 	for _, loc := range locales {
-		without, with := pageCounts[loc.name+"/raw=false"], pageCounts[loc.name+"/raw=true"]
-		if without > 0 && with <= without {
-			t.Errorf("%s: the raw-data report has %d pages, the plain one %d: the appendix adds none", loc.name, with, without)
-		}
+		t.Run(loc.name+"/the appendix adds pages", func(t *testing.T) {
+			t.Parallel()
+			without := len(fixtureReport(t, "analysis.json", loc.name, false).rows)
+			with := len(fixtureReport(t, "analysis.json", loc.name, true).rows)
+			if with <= without {
+				t.Errorf("the raw-data report has %d pages, the plain one %d: the appendix adds none", with, without)
+			}
+		})
 	}
 }
 
@@ -218,6 +220,7 @@ func TestRenderReplacesMissingCharacters(t *testing.T) {
 func TestRenderDeterministic(t *testing.T) {
 	t.Parallel()
 	t.Run("twice", func(t *testing.T) {
+		t.Parallel()
 		first := fixtureReport(t, "mismatch.json", "ko", true).pdf
 		again := render(t, variant(fixture(t, "mismatch.json"), "ko", true))
 		if !bytes.Equal(first, again) {
@@ -225,6 +228,7 @@ func TestRenderDeterministic(t *testing.T) {
 		}
 	})
 	t.Run("variants", func(t *testing.T) {
+		t.Parallel()
 		seen := map[string]string{}
 		for _, loc := range []string{"en", "ko"} {
 			for _, raw := range []bool{false, true} {
@@ -256,6 +260,7 @@ func TestRenderMetadata(t *testing.T) {
 		{"ko", "문서 분석 보고서 " + a.ID, "프로필: " + d.ProfileName + " (" + a.ProfileID + ")"},
 	} {
 		t.Run(tc.locale, func(t *testing.T) {
+			t.Parallel()
 			pdf := fixtureReport(t, "analysis.json", tc.locale, false).pdf
 			check := func(t *testing.T, title, subject, creator, created string) {
 				t.Helper()
@@ -292,30 +297,31 @@ func TestRenderMetadata(t *testing.T) {
 
 // TestRenderConcurrently renders reports in parallel, sharing the parsed
 // font: under -race this proves the sharing safe, and every copy must
-// equal the one rendered alone. Two copies of each of two variants, one
-// English without raw data and one Korean with it (every face between
-// them), start together, so that they overlap.
+// equal the one rendered alone. Three renderings start together, so that
+// they overlap: one English without raw data, and two Korean with it
+// (every face between them, and the same work twice at once).
 func TestRenderConcurrently(t *testing.T) {
 	t.Parallel()
 	d := fixture(t, "analysis.json")
-	variants := []report.Data{variant(d, "en", false), variant(d, "ko", true)}
-	want := [][]byte{fixtureReport(t, "analysis.json", "en", false).pdf, fixtureReport(t, "analysis.json", "ko", true).pdf}
+	en, ko := fixtureReport(t, "analysis.json", "en", false).pdf, fixtureReport(t, "analysis.json", "ko", true).pdf
+	runs := []struct {
+		d    report.Data
+		want []byte
+	}{{variant(d, "en", false), en}, {variant(d, "ko", true), ko}, {variant(d, "ko", true), ko}}
 	start := make(chan struct{})
 	var wg sync.WaitGroup
-	for range 2 {
-		for i, d := range variants {
-			wg.Go(func() {
-				<-start
-				got, err := report.Render(d)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if !bytes.Equal(got, want[i]) {
-					t.Errorf("variant %d rendered in parallel differs from the one rendered alone", i)
-				}
-			})
-		}
+	for i, run := range runs {
+		wg.Go(func() {
+			<-start
+			got, err := report.Render(run.d)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if !bytes.Equal(got, run.want) {
+				t.Errorf("rendering %d, in parallel, differs from the one rendered alone", i)
+			}
+		})
 	}
 	close(start)
 	wg.Wait()
