@@ -204,7 +204,6 @@ func TestBounds_SentencesAreCut(t *testing.T) {
 // characters (which JSON writes six bytes each) and a passage to cite on
 // every line, under a policy of as many actions as a workflow holds.
 func TestBounds_Ceiling(t *testing.T) {
-	t.Parallel()
 	control := strings.Repeat("\x01", 2*engine.MaxValueBytes)
 	var docs []engine.Document
 	for i := range engine.MaxDocuments {
