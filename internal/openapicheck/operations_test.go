@@ -50,7 +50,7 @@ func TestOperationsAreTheRoutes(t *testing.T) {
 }
 
 // readmeRow is a row of the README's endpoint table.
-var readmeRow = regexp.MustCompile("^\\| (GET|POST|PATCH|DELETE|PUT) \\| (/v1/[^ |]*)( \\([^)]*\\))? \\| ([0-9]{3}) \\| (.*) \\| (published|inferred) \\|$")
+var readmeRow = regexp.MustCompile(`^\| (GET|POST|PATCH|DELETE|PUT) \| (/v1/[^ |]*)( \([^)]*\))? \| ([0-9]{3}) \| (.*) \| (published|inferred) \|$`)
 
 // TestREADMEEndpointTable checks that the README's endpoint table and the
 // document agree: every row is an operation of the document, published or
