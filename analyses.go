@@ -104,6 +104,21 @@ func (a *Analysis) DecodeExtractedData(v any) error { return RawJSON(a.Extracted
 // DecodeOutputSchema unmarshals the filled-in output schema into v.
 func (a *Analysis) DecodeOutputSchema(v any) error { return a.OutputSchema.Decode(v) }
 
+// Decision returns the review's decision, the final_action of the
+// extracted data's review_result: ActionApprove, ActionReject or
+// ActionManualReview, what an application acts on. It is "" with a nil
+// error while the analysis has no extracted data (before it completes, or
+// when it failed) and for a workflow whose output schema has no
+// review_result; the error reports extracted data that cannot be read.
+// ExtractedData.ReviewResult gives the reasons with it.
+func (a *Analysis) Decision() (FinalAction, error) {
+	r, err := a.ExtractedData.ReviewResult()
+	if err != nil || r == nil {
+		return "", err
+	}
+	return r.FinalAction, nil
+}
+
 // Done reports whether the analysis has finished: failed, or completed
 // with its report generated.
 func (a *Analysis) Done() bool {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 )
 
 // Ptr returns a pointer to v. PATCH parameters use pointers to tell "leave
@@ -53,7 +52,7 @@ func (r RawJSON) Format(f fmt.State, verb rune) {
 	case verb == 'x' || verb == 'X' || verb == 'q':
 		fmt.Fprintf(f, fmt.FormatString(f, verb), []byte(r))
 	default:
-		_, _ = io.WriteString(f, string(r))
+		_, _ = f.Write(r)
 	}
 }
 

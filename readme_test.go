@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,6 +84,47 @@ func TestReadmeCurlWalkthrough(t *testing.T) {
 		pdf, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
 		assert.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")), "%s does not start with %%PDF-: %.40q", name, pdf)
+	}
+}
+
+// TestReadmeCurlWalkthroughSaysWhenAStepFails runs the walk-through
+// against an address where nothing listens, as a reader whose mock is not
+// running would: each step must say that it failed (curl's own message on
+// standard error) rather than pass empty IDs on in silence, and with
+// "set -e" the first step stops the script.
+func TestReadmeCurlWalkthroughSaysWhenAStepFails(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"bash", "curl", "sed"} {
+		_, err := exec.LookPath(tool)
+		require.NoError(t, err, "the walk-through needs %s", tool)
+	}
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	blocks := fencedBlocks(markdownSection(t, string(readme), "### With curl alone"), "sh")
+	require.Len(t, blocks, 2, "sh blocks in the walk-through")
+	// A port that was listening a moment ago and no longer is.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := "http://" + ln.Addr().String()
+	require.NoError(t, ln.Close())
+	script := strings.ReplaceAll(blocks[1], "http://127.0.0.1:8080", dead)
+
+	for _, tt := range []struct {
+		name  string
+		flags []string
+	}{
+		{"typed line by line", []string{"-c"}},
+		{"with set -e", []string{"-e", "-c"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command("bash", append(tt.flags, script)...)
+			cmd.Dir = t.TempDir()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			assert.Error(t, err, "the walk-through against %s ended with status 0", dead)
+			assert.Contains(t, stderr.String(), "curl: (7)", "curl did not say it could not connect")
+		})
 	}
 }
 

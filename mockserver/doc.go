@@ -38,18 +38,61 @@
 // # The test kit
 //
 // The Server embeds the *Tenant of its own API key; its methods arrange and
-// inspect state without HTTP: AddWorkflow, CreateProfile, CreateFolder,
-// AddItem, LoadSeed; Profile, Item, ItemBytes, Analysis, Analyses;
-// SetItemStatus, SetVerificationStatus; StartProcessing, CompleteAnalysis
-// and FailAnalysis (with WithManualAnalyses, analyses wait for them);
-// InjectFault (a status with Retry-After, a delay or a dropped connection,
-// for the next N matching requests or a fraction of them); Requests (what
-// the server received, with the API key redacted, each under the request
-// ID its answer carried); ClearRequests and Reset, after which requests
-// still under way, such as held long polls, stay out of the record. The
-// same controls are served over HTTP under /_mock/ for clients in other
-// languages. With WithMultiTenant every well-formed UUID key has a tenant of
-// its own, so parallel suites can share one server.
+// inspect state without HTTP, every listing oldest first, every error
+// matching the SDK's sentinels with errors.Is:
+//
+//   - Seeding: AddWorkflow, CreateProfile, CreateFolder, AddItem,
+//     AddTextItem, AddFileItem, LoadSeed.
+//   - Inspection: Profile, Profiles, Folder, Item, ItemBytes, ItemText,
+//     Analysis, Analyses, Workflows.
+//   - Waiting for events, never sleeping: AwaitRequest (the first recorded
+//     request a RequestMatch selects, waiting for it if it has not come),
+//     AwaitAnalysis (a profile's newest analysis, once it has one), and a
+//     FakeClock's BlockUntil and Timers (see Time).
+//   - Time: StartProcessing, CompleteAnalysis and FailAnalysis (with
+//     WithManualAnalyses, analyses wait for them), or a FakeClock.
+//   - State: SetItemStatus, SetVerificationStatus.
+//   - Faults: InjectFault with a Fault (a status with Retry-After, a Delay,
+//     a Drop of the connection, a Truncate of the body, a body trickled at
+//     BytesPerSecond; for the next Times matching requests or a
+//     Probability of them); RemoveFault, ClearFaults, Faults.
+//   - Requests: Requests (what the server received, with the API key
+//     redacted, each under the request ID its answer carried),
+//     RequestsDropped, ClearRequests.
+//   - Matching requests: a RequestMatch selects recorded requests by
+//     method, path pattern, query and status; RequestsMatching returns
+//     those it selects, and ExpectRequests fails a test unless exactly n
+//     do, listing the near misses (the requests that differ in exactly
+//     one of the match's fields, and which).
+//   - Snapshots: Server.Snapshot and Server.Restore, and WithStateFile to
+//     keep the state in a file.
+//   - Reset empties everything but the configured workflows; after it, as
+//     after ClearRequests, requests still under way, such as held long
+//     polls, stay out of the record.
+//   - With WithMultiTenant, every well-formed UUID key has a tenant of its
+//     own (Server.TenantOf), so parallel suites can share one server.
+//   - HTTPS: WithTLS, Server.Certificate, Server.HTTPClient.
+//   - Browsers: WithCORS.
+//
+// The same controls are served over HTTP under /_mock/ for clients in
+// other languages.
+//
+// # Path patterns
+//
+// Fault.Path and RequestMatch.Path select requests by path with one rule,
+// that of a route: "*" matches any one segment ("/v1/analyses/*/report"),
+// any other segment the path's segment written the same way, unescaped or
+// escaped (an ID "pf/x" matches the segment "pf%2Fx"); a segment holding
+// path.Match's wildcards among other characters ("analysis_*") matches as
+// path.Match does, within the segment.
+//
+// # Clients in tests
+//
+// The SDK clients that Server.Client hands out for a server made by
+// NewTest wait TestRetryWait (a few milliseconds) before their first retry,
+// doubling after, so that a test injecting 503s does not spend seconds in
+// backoff; profilesvc.WithRetryWait given to Client overrides it. A
+// Retry-After the mock sends is waited for in full.
 //
 // # Time
 //

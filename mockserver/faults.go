@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,8 +23,10 @@ type Fault struct {
 	ID string
 	// Method matches the request's method; empty matches any.
 	Method string
-	// Path matches the request's path with path.Match ("*" matches one
-	// segment: "/v1/analyses/*"); empty matches any.
+	// Path is a path pattern, as RequestMatch.Path: "/v1/analyses/*",
+	// where "*" matches one segment, and an ID may be given unescaped or
+	// escaped; empty matches any. The package doc's "Path patterns" states
+	// the rule.
 	Path string
 	// Status, if set, is the answer: the service's error body with Code
 	// (default from the status) and Message.
@@ -118,7 +119,7 @@ func (f *Fault) normalize() error {
 		return err
 	}
 	if f.Path != "" {
-		if _, err := path.Match(f.Path, "/"); err != nil {
+		if err := checkPathPattern(f.Path); err != nil {
 			return fmt.Errorf("field \"path\" is not a valid pattern: %v", err)
 		}
 	}
@@ -272,10 +273,8 @@ func (fs *faultSet) match(method, p string) (Fault, bool) {
 		if f.Method != "" && f.Method != method {
 			continue
 		}
-		if f.Path != "" {
-			if ok, _ := path.Match(f.Path, p); !ok {
-				continue
-			}
+		if f.Path != "" && !pathMatches(f.Path, p) {
+			continue
 		}
 		if f.Probability > 0 && f.Probability < 1 && fs.rng.Float64() >= f.Probability {
 			continue

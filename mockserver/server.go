@@ -42,6 +42,8 @@ type Server struct {
 
 	saveMu sync.Mutex // held while the state file is written
 
+	testClients bool // made by NewTest: Client's clients retry after short waits
+
 	closing   chan struct{} // closed by Close: long polls end
 	closeOnce sync.Once
 	httpSrv   *http.Server
@@ -69,7 +71,10 @@ func New(opts ...Option) *Server {
 // of New and the binary. It holds every exchange of the service's routes
 // to api/openapi.yaml (WithOpenAPICheck), failing t, naming the operation
 // and the field, where the mock's answer is not one the service could
-// give; WithOpenAPICheck(nil) turns that off.
+// give; WithOpenAPICheck(nil) turns that off. The clients its Client
+// hands out wait TestRetryWait before their first retry rather than the
+// SDK's 500ms, so that a test of retries does not spend seconds in
+// backoff.
 func NewTest(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	var (
@@ -94,8 +99,15 @@ func NewTest(t testing.TB, opts ...Option) *Server {
 		ended = true
 	})
 	t.Cleanup(s.Close)
+	s.testClients = true
 	return s
 }
+
+// TestRetryWait is the first wait between retries of the SDK clients that
+// Client hands out for a server made by NewTest; each later wait doubles,
+// up to profilesvc.DefaultRetryWaitMax. A Retry-After the mock sends (an
+// injected fault's RetryAfter) is still waited for in full.
+const TestRetryWait = 2 * time.Millisecond
 
 // writeTimeout is how long an answer may take to write, from the end of
 // its request; a long poll, an injected delay and a trickled answer
@@ -195,9 +207,14 @@ func newServer(opts []Option) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s }
 
 // Client returns an SDK client pointed at the server with its API key;
-// opts are applied after those two.
+// opts are applied after those two. For a server made by NewTest, the
+// client also retries after short waits (TestRetryWait, then doubling),
+// which opts may override with profilesvc.WithRetryWait.
 func (s *Server) Client(opts ...profilesvc.Option) *profilesvc.Client {
 	all := []profilesvc.Option{profilesvc.WithBaseURL(s.URL), profilesvc.WithAPIKey(s.APIKey)}
+	if s.testClients {
+		all = append(all, profilesvc.WithRetryWait(TestRetryWait, profilesvc.DefaultRetryWaitMax))
+	}
 	if s.cert != nil {
 		all = append(all, profilesvc.WithHTTPClient(s.HTTPClient()))
 	}

@@ -46,6 +46,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -264,6 +265,27 @@ func (v *Validator) Description(op Operation) string {
 		return o.Description
 	}
 	return ""
+}
+
+// SuccessStatuses returns the 2xx statuses an operation declares, in
+// increasing order.
+func (v *Validator) SuccessStatuses(op Operation) []int {
+	item := v.doc.Paths.Value(op.Path)
+	if item == nil {
+		return nil
+	}
+	o := item.GetOperation(op.Method)
+	if o == nil || o.Responses == nil {
+		return nil
+	}
+	var out []int
+	for code := range o.Responses.Map() {
+		if n, err := strconv.Atoi(code); err == nil && n >= 200 && n < 300 {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Find returns the operation of a method and an escaped path (with or

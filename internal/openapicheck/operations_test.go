@@ -4,9 +4,11 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
@@ -48,27 +50,37 @@ func TestOperationsAreTheRoutes(t *testing.T) {
 }
 
 // readmeRow is a row of the README's endpoint table.
-var readmeRow = regexp.MustCompile("^\\| (GET|POST|PATCH|DELETE|PUT) \\| (/v1/[^ |]*)( \\([^)]*\\))? \\| (.*) \\| (published|inferred) \\|$")
+var readmeRow = regexp.MustCompile(`^\| (GET|POST|PATCH|DELETE|PUT) \| (/v1/[^ |]*)( \([^)]*\))? \| ([0-9]{3}) \| (.*) \| (published|inferred) \|$`)
 
 // TestREADMEEndpointTable checks that the README's endpoint table and the
 // document agree: every row is an operation of the document, published or
-// inferred alike, and every operation is a row.
+// inferred alike, with the success status the operation declares, and
+// every operation is a row.
 func TestREADMEEndpointTable(t *testing.T) {
 	b, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	readme := string(b)
+	v := newValidator(t)
 	var rows []endpoint
+	success := map[endpoint]string{}
 	for _, line := range strings.Split(readme, "\n") {
 		m := readmeRow.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
-		e := endpoint{m[1], m[2], m[5] == "inferred"}
+		e := endpoint{m[1], m[2], m[6] == "inferred"}
 		if !slices.Contains(rows, e) {
 			rows = append(rows, e)
 		}
+		success[e] = m[4]
 	}
 	require.ElementsMatch(t, documentEndpoints(t), rows, "the README's endpoint table and api/openapi.yaml")
+	for _, op := range v.Operations() {
+		statuses := v.SuccessStatuses(op)
+		require.Len(t, statuses, 1, "%s %s: the document's success statuses", op.Method, op.Path)
+		assert.Equal(t, strconv.Itoa(statuses[0]), success[endpoint{op.Method, op.Path, op.Inferred}],
+			"%s %s: the README's success status", op.Method, op.Path)
+	}
 	require.True(t, strings.Contains(readme, "[api/openapi.yaml](api/openapi.yaml) is the machine-readable form of this table"),
 		"the README says what the document is")
 	require.True(t, strings.Contains(strings.Join(strings.Fields(readme), " "), inferredSentence),

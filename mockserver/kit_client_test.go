@@ -1,0 +1,134 @@
+package mockserver_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver"
+)
+
+// retryWaits is a slog handler that keeps the waits of the SDK's
+// "retrying request" warnings and calls onRetry, if set, at each.
+type retryWaits struct {
+	mu      sync.Mutex
+	waits   []time.Duration
+	onRetry func()
+}
+
+func (h *retryWaits) Enabled(context.Context, slog.Level) bool { return true }
+func (h *retryWaits) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *retryWaits) WithGroup(string) slog.Handler            { return h }
+func (h *retryWaits) Handle(_ context.Context, r slog.Record) error {
+	if !strings.Contains(r.Message, "retrying request") {
+		return nil
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "wait" {
+			h.mu.Lock()
+			h.waits = append(h.waits, a.Value.Duration())
+			h.mu.Unlock()
+		}
+		return true
+	})
+	if h.onRetry != nil {
+		h.onRetry()
+	}
+	return nil
+}
+
+func (h *retryWaits) all() []time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]time.Duration(nil), h.waits...)
+}
+
+// TestKitNewTestClientRetriesQuickly injects two 503s on an upload: the
+// client of a NewTest server retries after waits of a few milliseconds
+// (TestRetryWait, then twice that, each with the SDK's jitter down to
+// half), not the SDK's 500ms, and a test's own WithRetryWait wins.
+func TestKitNewTestClientRetriesQuickly(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	p, fid := addProfile(t, srv.Tenant, "Retries")
+	_ = p
+	_, err := srv.InjectFault(mockserver.Fault{Method: "POST", Path: "/v1/folders/*/items", Status: 503, Times: 2})
+	require.NoError(t, err)
+
+	h := &retryWaits{}
+	client := srv.Client(profilesvc.WithLogger(slog.New(h)))
+	_, err = client.UploadFile(t.Context(), fid, bytes.NewReader([]byte("PASSPORT\nFull Name: Jane Doe\n")), profilesvc.UploadParams{Filename: "passport.txt"})
+	require.NoError(t, err, "the upload after two 503s")
+	waits := h.all()
+	require.Len(t, waits, 2, "retries logged")
+	for i, w := range waits {
+		limit := mockserver.TestRetryWait << i
+		assert.True(t, w >= limit/2 && w <= limit, "wait %d = %v, want within [%v, %v]", i+1, w, limit/2, limit)
+	}
+
+	t.Run("WithRetryWait overrides", func(t *testing.T) {
+		_, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Status: 503, Times: 1})
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		// The test cancels at the retry's warning, so that it never waits.
+		h := &retryWaits{onRetry: cancel}
+		client := srv.Client(profilesvc.WithLogger(slog.New(h)), profilesvc.WithRetryWait(time.Hour, 2*time.Hour))
+		_, err = client.GetProfile(ctx, p.ID)
+		require.ErrorIs(t, err, context.Canceled)
+		waits := h.all()
+		require.Len(t, waits, 1, "retries logged")
+		assert.GreaterOrEqual(t, waits[0], 30*time.Minute, "the wait of a client given WithRetryWait(1h, 2h)")
+	})
+}
+
+// TestKitNearMissesDifferInOneField holds ExpectRequests's near misses
+// to requests that differ from the match in exactly one of its fields:
+// none for a request that differs in method, path and query at once, and
+// none for a match of one field, which every other request misses.
+func TestKitNearMissesDifferInOneField(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	p, fid := addProfile(t, srv.Tenant, "Near")
+	srv.ClearRequests()
+	wantStatus(t, do(t, srv, "GET", "/v1/folders/"+fid, nil), 200)
+	wantStatus(t, do(t, srv, "GET", "/v1/profiles/"+p.ID+"/folders?limit=5", nil), 200)
+	require.Len(t, srv.Requests(), 2)
+
+	for _, tt := range []struct {
+		name  string
+		match mockserver.RequestMatch
+		near  []string // lines of the message, each a near miss
+	}{
+		{name: "three fields differ", match: mockserver.RequestMatch{Method: "DELETE", Path: "/v1/items/*", Query: url.Values{"limit": {"9"}}}},
+		{name: "one field set", match: mockserver.RequestMatch{Method: "DELETE"}},
+		{name: "one field set: path", match: mockserver.RequestMatch{Path: "/v1/items/*"}},
+		{name: "method alone differs", match: mockserver.RequestMatch{Method: "DELETE", Path: "/v1/folders/*"},
+			near: []string{"GET /v1/folders/" + fid + " → 200 (differs in method)"}},
+		{name: "query alone differs", match: mockserver.RequestMatch{Method: "GET", Path: "/v1/profiles/*/folders", Query: url.Values{"limit": {"9"}}},
+			near: []string{"GET /v1/profiles/" + p.ID + "/folders?limit=5 → 200 (differs in query)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tb := &recordedErrors{TB: t}
+			srv.ExpectRequests(tb, tt.match, 1)
+			msg := tb.messages()
+			require.Contains(t, msg, "0 requests match", "ExpectRequests(%s, 1)", tt.match)
+			var listed []string
+			if _, after, ok := strings.Cut(msg, "near misses:\n"); ok {
+				for _, l := range strings.Split(after, "\n") {
+					listed = append(listed, strings.TrimSpace(l))
+				}
+			}
+			assert.Equal(t, tt.near, listed, "near misses of %s in:\n%s", tt.match, msg)
+		})
+	}
+}
