@@ -1,13 +1,14 @@
 package mockserver
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
 )
 
-// The analysis routes: each decodes its request, calls one operation of
-// the store and writes its answer.
+// The analysis routes: each decodes its request, runs one operation of
+// the store under the tenant's lock and writes its answer.
 
 // startAnalysisBody is the body of start analysis.
 type startAnalysisBody struct {
@@ -23,8 +24,13 @@ type targetItemRef struct {
 func handleStartAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	pid := pathVar(r, "profileId")
 	// An unknown profile is reported before anything about the body.
-	if !t.store.profileExists(pid) {
-		return profileNotFound(pid)
+	if e := t.store.do(func(st *state) *apiError {
+		if st.profiles[pid] == nil {
+			return profileNotFound(pid)
+		}
+		return nil
+	}); e != nil {
+		return e
 	}
 	var b startAnalysisBody
 	if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &b); e != nil {
@@ -103,11 +109,18 @@ func longPoll(t *Tenant, w http.ResponseWriter, r *http.Request, id string, time
 	stop := t.srv.clock.AfterFunc(timeout, func() { close(expired) })
 	defer stop()
 	for {
-		body, done, changed, e := t.store.pollState(id)
+		p, e := withLock(t.store, func(st *state) (polled, *apiError) {
+			rec := st.analyses[id]
+			if rec == nil {
+				return polled{}, analysisNotFound(id)
+			}
+			return polled{body: rec.encodedJSON(), done: rec.done(), changed: rec.changed}, nil
+		})
 		if e != nil {
 			return e
 		}
-		if done {
+		body := p.body
+		if p.done {
 			writeRawJSON(w, http.StatusOK, body)
 			return nil
 		}
@@ -115,7 +128,7 @@ func longPoll(t *Tenant, w http.ResponseWriter, r *http.Request, id string, time
 			f()
 		}
 		select {
-		case <-changed:
+		case <-p.changed:
 			continue
 		case <-r.Context().Done():
 			return nil
@@ -132,8 +145,17 @@ func longPoll(t *Tenant, w http.ResponseWriter, r *http.Request, id string, time
 	}
 }
 
+// polled is what a long poll reads of its analysis: its JSON, whether the
+// poll ends, and the channel closed at its next change.
+type polled struct {
+	body    []byte
+	done    bool
+	changed <-chan struct{}
+}
+
 func handleDeleteAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	if e := t.store.deleteAnalysis(pathVar(r, "analysisId")); e != nil {
+	id := pathVar(r, "analysisId")
+	if e := t.store.do(func(st *state) *apiError { return st.deleteAnalysis(id) }); e != nil {
 		return e
 	}
 	noContent(w)
@@ -146,7 +168,9 @@ func handleListAnalyses(t *Tenant, w http.ResponseWriter, r *http.Request) *apiE
 	if e != nil {
 		return e
 	}
-	page, e := t.store.listAnalyses(pid, q, t.srv.encodeCursor)
+	page, e := withLock(t.store, func(st *state) (pageBody[json.RawMessage], *apiError) {
+		return st.listAnalyses(pid, q, t.srv.encodeCursor)
+	})
 	if e != nil {
 		return e
 	}

@@ -55,9 +55,12 @@ func handleReport(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 // them as they stand. Concurrent first downloads of one variant wait for
 // one rendering.
 func renderReport(t *Tenant, id string, v reportVariant) ([]byte, *apiError) {
-	src, pdf, e := t.store.reportInput(id, v)
-	if e != nil || pdf != nil {
-		return pdf, e
+	src, e := withLock(t.store, func(st *state) (reportSource, *apiError) { return st.reportInput(id, v) })
+	if e != nil {
+		return nil, e
+	}
+	if src.kept != nil {
+		return src.kept, nil
 	}
 	key := flightKey{id: id, variant: v, version: src.version}
 	pdf, err := t.renders.do(key, func() ([]byte, error) {
@@ -69,7 +72,7 @@ func renderReport(t *Tenant, id string, v reportVariant) ([]byte, *apiError) {
 	if err != nil {
 		return nil, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the report could not be rendered: %v", err)
 	}
-	t.store.keepReport(id, v, src.version, pdf)
+	_ = t.store.do(func(st *state) *apiError { st.keepReport(id, v, src.version, pdf); return nil })
 	return pdf, nil
 }
 
