@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 )
 
 // The analysis routes: each decodes its request, runs one operation of
@@ -59,22 +61,20 @@ func handleStartAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *api
 
 // pollQuery reads the long-poll parameters of get analysis.
 func pollQuery(r *http.Request) (wait bool, timeout time.Duration, e *apiError) {
-	values, e := queryValues(r, "waitForReport", "timeoutSeconds")
-	if e != nil {
-		return false, 0, e
-	}
-	if values.Has("waitForReport") {
-		v := values.Get("waitForReport")
+	values := queryOf(r)
+	if values.Has(apiroutes.QueryWaitForReport) {
+		v := values.Get(apiroutes.QueryWaitForReport)
 		if v != "true" && v != "false" {
-			return false, 0, validation("query parameter \"waitForReport\" must be true or false, not %q", v)
+			return false, 0, validation("query parameter %q must be true or false, not %q", apiroutes.QueryWaitForReport, v)
 		}
 		wait = v == "true"
 	}
 	timeout = 120 * time.Second
-	if values.Has("timeoutSeconds") {
-		n, err := strconv.Atoi(values.Get("timeoutSeconds"))
+	if values.Has(apiroutes.QueryTimeoutSeconds) {
+		v := values.Get(apiroutes.QueryTimeoutSeconds)
+		n, err := strconv.Atoi(v)
 		if err != nil || n < 10 || n > 300 {
-			return false, 0, validation("query parameter \"timeoutSeconds\" must be a whole number from 10 to 300, not %q", values.Get("timeoutSeconds"))
+			return false, 0, validation("query parameter %q must be a whole number from 10 to 300, not %q", apiroutes.QueryTimeoutSeconds, v)
 		}
 		timeout = time.Duration(n) * time.Second
 	}
@@ -164,7 +164,7 @@ func handleDeleteAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *ap
 
 func handleListAnalyses(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	pid := pathVar(r, "profileId")
-	q, e := t.srv.parseListQuery(r, "analyses:"+pid, false)
+	q, e := t.srv.parseListQuery(r, "analyses:"+pid)
 	if e != nil {
 		return e
 	}

@@ -28,7 +28,7 @@ func decodeFolderBody(t *Tenant, r *http.Request) (string, *apiError) {
 
 func handleListFolders(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	pid := pathVar(r, "profileId")
-	q, e := t.srv.parseListQuery(r, "folders:"+pid, true)
+	q, e := t.srv.parseListQuery(r, "folders:"+pid)
 	if e != nil {
 		return e
 	}

@@ -127,7 +127,7 @@ func handleDeleteProfile(t *Tenant, w http.ResponseWriter, r *http.Request) *api
 
 func handleListProfiles(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	wid := pathVar(r, "workflowId")
-	q, e := t.srv.parseListQuery(r, "profiles:"+wid, true)
+	q, e := t.srv.parseListQuery(r, "profiles:"+wid)
 	if e != nil {
 		return e
 	}

@@ -11,23 +11,42 @@ import (
 	"github.com/profilesvc/profilesvc-go/internal/origin"
 )
 
-// publicRoutes are the mock's routes that need no API key: GET (or HEAD)
-// only, answered before authentication, never recorded.
-var publicRoutes = map[string]http.HandlerFunc{
-	"/_mock/health":     handleHealth,
-	serviceDocumentPath: serveDocument(api.OpenAPI()),
-	controlDocumentPath: serveDocument(api.MockControl()),
+// publicRoute is a route that needs no API key.
+type publicRoute struct {
+	method  string
+	handler http.HandlerFunc
+}
+
+// publicRoutes are the mock's routes that need no API key, by path, each
+// named by its route in internal/apiroutes, which gives its method (GET,
+// which answers HEAD too) and path: answered before authentication, with
+// no query, never recorded.
+var publicRoutes = publicTable(map[string]http.HandlerFunc{
+	"getHealth":          handleHealth,
+	"getServiceDocument": serveAPIDoc(api.OpenAPI()),
+	"getControlDocument": serveAPIDoc(api.MockControl()),
+})
+
+// publicTable keys the handlers of public routes, given by route name, by
+// their paths.
+func publicTable(byName map[string]http.HandlerFunc) map[string]publicRoute {
+	out := make(map[string]publicRoute, len(byName))
+	for name, h := range byName {
+		r := namedRoute(name)
+		out[r.Path] = publicRoute{method: r.Method, handler: h}
+	}
+	return out
 }
 
 // public answers the public routes, and passes every other request on.
 func public(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, ok := publicRoutes[r.URL.Path]
+		rt, ok := publicRoutes[r.URL.Path]
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if r.Method != rt.method && (rt.method != http.MethodGet || r.Method != http.MethodHead) {
 			writeError(w, errorf(http.StatusMethodNotAllowed, profilesvc.CodeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
@@ -35,7 +54,7 @@ func public(next http.Handler) http.Handler {
 			writeError(w, e)
 			return
 		}
-		h(w, r)
+		rt.handler(w, r)
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 	reportpdf "github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
@@ -18,21 +19,18 @@ import (
 // (locale, raw data) is rendered once, cached with the analysis, and
 // deleted with it.
 func handleReport(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	values, e := queryValues(r, "locale", "includeRawData")
-	if e != nil {
-		return e
-	}
+	values := queryOf(r)
 	variant := reportVariant{locale: "en"}
-	if values.Has("locale") {
-		variant.locale = values.Get("locale")
+	if values.Has(apiroutes.QueryLocale) {
+		variant.locale = values.Get(apiroutes.QueryLocale)
 		if variant.locale != "en" && variant.locale != "ko" {
-			return validation("query parameter \"locale\" must be en or ko, not %q", variant.locale)
+			return validation("query parameter %q must be en or ko, not %q", apiroutes.QueryLocale, variant.locale)
 		}
 	}
-	if values.Has("includeRawData") {
-		v := values.Get("includeRawData")
+	if values.Has(apiroutes.QueryIncludeRawData) {
+		v := values.Get(apiroutes.QueryIncludeRawData)
 		if v != "true" && v != "false" {
-			return validation("query parameter \"includeRawData\" must be true or false, not %q", v)
+			return validation("query parameter %q must be true or false, not %q", apiroutes.QueryIncludeRawData, v)
 		}
 		variant.rawData = v == "true"
 	}
