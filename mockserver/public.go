@@ -112,23 +112,6 @@ func cors(next http.Handler) http.Handler {
 	})
 }
 
-// WithCORS lets browser code from the given origins call the server:
-// preflight OPTIONS requests are answered, and answers carry the CORS
-// headers, exposing Content-Disposition, Retry-After and X-Request-Id. "*"
-// allows any origin. Off by default.
-//
-// Each origin is scheme://host, with a port unless it is the scheme's
-// default; spaces around it are ignored, and so is the case of its
-// scheme and host, as browsers send them in lower case. An origin of
-// another form fails the server's start.
-func WithCORS(origins ...string) Option {
-	return func(c *config) {
-		for _, o := range origins {
-			c.corsOrigins = append(c.corsOrigins, strings.TrimSpace(o))
-		}
-	}
-}
-
 // checkCORSOrigins puts the origins WithCORS was given in the form
 // browsers send them, or says which one is not an origin.
 func checkCORSOrigins(origins []string) ([]string, error) {
