@@ -12,29 +12,32 @@ import (
 )
 
 // The store holds a tenant's records and is the only code that takes the
-// tenant's lock. Its files:
+// tenant's lock, in one place: withLock runs a function of the state
+// under the lock and returns its answer (store.do does the same for an
+// operation whose only answer is its error). Its files:
 //
-//   - store.go: the records, the state that holds them, and the store,
-//     with withLock, which runs a function of the state under the lock
-//     and is the one place the lock is taken;
+//   - store.go: the records, the state that holds them, the store and
+//     withLock;
 //   - store_profiles.go, store_folders.go, store_items.go,
 //     store_analyses.go: the operations on each resource, as methods of
-//     the state, which do the work with the lock held, and the few store
-//     methods that several callers share (the kit and a route), each one
-//     withLock around an operation and the view of its answer;
+//     the state, which do the work with the lock held; then the few store
+//     methods that several callers share (the test kit and a route), each
+//     withLock around an operation and the view of its answer, and
+//     runInput, which copies an analysis's input outside the lock;
 //   - store_snapshot.go, store_seed.go: copying the records out, putting
-//     a snapshot's back, loading a seed all or nothing; their work outside
-//     the lock (checks, decoding) is why they are store methods.
+//     a snapshot's back, loading a seed all or nothing, as store methods:
+//     they check and decode outside the lock, and a restore (or a seed
+//     that fails) puts a state in place whole.
 //
 // A handler (profiles.go, folders.go, ...) decodes a request, runs one
-// operation of the state with withLock (or store.do, for an operation
-// whose only answer is its error) and renders its answer; the test kit
-// (kit.go) runs the same operations; views.go renders records. What an
-// operation returns is safe to use without the lock: records keep their
-// maps and byte slices unchanged once stored (an update replaces them),
-// so that a view can share them and be encoded after the lock is
-// released. A function given to withLock returns views and copies, never
-// records, and keeps no reference to the state.
+// operation, withLock(t.store, func(st *state) (T, *apiError) { return
+// st.op(...) }) or a shared store method, and renders its answer; the
+// test kit (kit.go) runs the same operations; views.go renders records.
+// A function given to withLock returns views and copies, never records,
+// and keeps no reference to the state, so that its answer is used
+// without the lock. That is safe: records keep their maps and byte
+// slices unchanged once stored (an update replaces them), so that a view
+// can share them and be encoded after the lock is released.
 
 // profileRec is a stored profile.
 type profileRec struct {
@@ -274,8 +277,8 @@ func (st *state) clone() *state {
 
 // store is a tenant's records behind the tenant's lock. Its operations
 // are the state's methods, run under the lock by withLock; its own
-// methods are those shared by several callers and those that work
-// outside the lock too.
+// methods are those several callers share and those that work outside
+// the lock too.
 type store struct {
 	// tenantMu is the tenant's lock: only withLock takes it.
 	tenantMu sync.Mutex
@@ -291,8 +294,8 @@ func newStore(base []Workflow, ids *idGen, clock Clock, run runner) *store {
 // withLock runs f on the store's state under the tenant's lock and
 // returns its answer. It is the one place the lock is taken: every
 // operation of the store, of the handlers and of the test kit goes
-// through it. f may replace the state (s.st) it was given, as a restore
-// does.
+// through it. A store method's f may put a new state in place (s.st), as
+// a restore does: it holds the lock.
 func withLock[T any](s *store, f func(st *state) (T, *apiError)) (T, *apiError) {
 	s.tenantMu.Lock()
 	defer s.tenantMu.Unlock()
