@@ -210,16 +210,18 @@ func (st *state) finish(id string, epoch int64, in AnalysisInput, res AnalysisRe
 	stampTimes(a, in.RequestedAt, now)
 	a.Status = profilesvc.AnalysisCompleted
 	if rec.reportDelay > 0 {
-		// Completed, its report to come: long polls wait on.
+		// Completed, its report to come (publishReport): long polls wait
+		// on.
 		rec.timers = append(rec.timers, st.run.armReport(rec))
-		rec.notify()
-		return
+	} else {
+		reportID := st.newID("rpt_")
+		a.PrimaryReportID = &reportID
 	}
-	st.publishReport(id)
+	rec.notify()
 }
 
-// publishReport gives a completed analysis that has no report yet its
-// report; long polls on it end. It is what a delayed report's timer does.
+// publishReport gives a completed analysis whose report was delayed its
+// report; long polls on it end. It is what the delay's timer does.
 func (st *state) publishReport(id string) {
 	rec := st.analyses[id]
 	if rec == nil || rec.a.Status != profilesvc.AnalysisCompleted || rec.a.PrimaryReportID != nil {

@@ -231,19 +231,19 @@ func (s *store) item(id, base string) (*profilesvc.Item, *apiError) {
 // artifact returns an item's original bytes, or its text, with their
 // content type.
 func (s *store) artifact(id string, original bool) (string, []byte, *apiError) {
-	type artifact struct {
+	type typed struct {
 		contentType string
 		data        []byte
 	}
-	a, e := withLock(s, func(st *state) (artifact, *apiError) {
+	a, e := withLock(s, func(st *state) (typed, *apiError) {
 		it := st.items[id]
 		if it == nil {
-			return artifact{}, itemNotFound(id)
+			return typed{}, itemNotFound(id)
 		}
 		if original {
-			return artifact{it.contentType, it.data}, nil
+			return typed{it.contentType, it.data}, nil
 		}
-		return artifact{"text/plain; charset=utf-8", []byte(it.text)}, nil
+		return typed{"text/plain; charset=utf-8", []byte(it.text)}, nil
 	})
 	return a.contentType, a.data, e
 }
