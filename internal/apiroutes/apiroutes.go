@@ -18,9 +18,11 @@ import (
 	"strings"
 )
 
-// Route is one endpoint of the service.
+// Route is one endpoint of the service, or of the mock server (Mock).
 type Route struct {
-	// Name is the SDK method that calls the route.
+	// Name is the SDK method that calls the route; in Mock, the route's
+	// operationId in api/mock-control.yaml (see Mock). Names are unique
+	// across All and Mock: Named finds a route by its name.
 	Name string
 	// Method is the HTTP method.
 	Method string
@@ -37,7 +39,8 @@ type Route struct {
 
 // Query parameters of the routes.
 const (
-	// The listings': a page (all), and what is listed (not analyses).
+	// The listings': every one is paged (limit, cursor); those of
+	// profiles and folders are searched and sorted too.
 	QueryLimit  = "limit"
 	QueryCursor = "cursor"
 	QuerySearch = "search"
