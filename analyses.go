@@ -283,10 +283,10 @@ func (c *Client) GetAnalysis(ctx context.Context, analysisID string, params *Get
 	}
 	if params != nil && params.WaitForReport {
 		hold := 120 * time.Second
-		r.query = url.Values{"waitForReport": {"true"}}
+		r.query = url.Values{apiroutes.QueryWaitForReport: {"true"}}
 		if params.Timeout != 0 {
 			hold = clampLongPoll(params.Timeout)
-			r.query.Set("timeoutSeconds", strconv.Itoa(int(hold/time.Second)))
+			r.query.Set(apiroutes.QueryTimeoutSeconds, strconv.Itoa(int(hold/time.Second)))
 		}
 		r.longPoll = hold
 	}

@@ -6,6 +6,8 @@ import (
 	"iter"
 	"net/url"
 	"strconv"
+
+	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 )
 
 // Page is one page of a listing: the folders of a profile, the profiles of
@@ -60,19 +62,19 @@ func (p *ListParams) values() url.Values {
 	}
 	q := url.Values{}
 	if p.Search != "" {
-		q.Set("search", p.Search)
+		q.Set(apiroutes.QuerySearch, p.Search)
 	}
 	if p.Sort != "" {
-		q.Set("sort", string(p.Sort))
+		q.Set(apiroutes.QuerySort, string(p.Sort))
 	}
 	if p.Order != "" {
-		q.Set("order", string(p.Order))
+		q.Set(apiroutes.QueryOrder, string(p.Order))
 	}
 	if p.Limit != 0 {
-		q.Set("limit", strconv.Itoa(p.Limit))
+		q.Set(apiroutes.QueryLimit, strconv.Itoa(p.Limit))
 	}
 	if p.Cursor != "" {
-		q.Set("cursor", p.Cursor)
+		q.Set(apiroutes.QueryCursor, p.Cursor)
 	}
 	return q
 }

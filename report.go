@@ -163,10 +163,10 @@ func (c *Client) DownloadReport(ctx context.Context, analysisID string, params *
 		variant = *params
 		q := url.Values{}
 		if params.Locale != "" {
-			q.Set("locale", string(params.Locale))
+			q.Set(apiroutes.QueryLocale, string(params.Locale))
 		}
 		if params.IncludeRawData {
-			q.Set("includeRawData", "true")
+			q.Set(apiroutes.QueryIncludeRawData, "true")
 		}
 		r.query = q
 	}

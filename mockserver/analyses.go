@@ -1,13 +1,16 @@
 package mockserver
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 )
 
-// The analysis routes: each decodes its request, calls one operation of
-// the store and writes its answer.
+// The analysis routes: each decodes its request, runs one operation of
+// the store under the tenant's lock and writes its answer.
 
 // startAnalysisBody is the body of start analysis.
 type startAnalysisBody struct {
@@ -23,8 +26,13 @@ type targetItemRef struct {
 func handleStartAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	pid := pathVar(r, "profileId")
 	// An unknown profile is reported before anything about the body.
-	if !t.store.profileExists(pid) {
-		return profileNotFound(pid)
+	if e := t.store.do(func(st *state) *apiError {
+		if st.profiles[pid] == nil {
+			return profileNotFound(pid)
+		}
+		return nil
+	}); e != nil {
+		return e
 	}
 	var b startAnalysisBody
 	if e := decodeJSON(r, t.srv.cfg.maxJSONBody, &b); e != nil {
@@ -53,22 +61,20 @@ func handleStartAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *api
 
 // pollQuery reads the long-poll parameters of get analysis.
 func pollQuery(r *http.Request) (wait bool, timeout time.Duration, e *apiError) {
-	values, e := queryValues(r, "waitForReport", "timeoutSeconds")
-	if e != nil {
-		return false, 0, e
-	}
-	if values.Has("waitForReport") {
-		v := values.Get("waitForReport")
+	values := queryOf(r)
+	if values.Has(apiroutes.QueryWaitForReport) {
+		v := values.Get(apiroutes.QueryWaitForReport)
 		if v != "true" && v != "false" {
-			return false, 0, validation("query parameter \"waitForReport\" must be true or false, not %q", v)
+			return false, 0, validation("query parameter %q must be true or false, not %q", apiroutes.QueryWaitForReport, v)
 		}
 		wait = v == "true"
 	}
 	timeout = 120 * time.Second
-	if values.Has("timeoutSeconds") {
-		n, err := strconv.Atoi(values.Get("timeoutSeconds"))
+	if values.Has(apiroutes.QueryTimeoutSeconds) {
+		v := values.Get(apiroutes.QueryTimeoutSeconds)
+		n, err := strconv.Atoi(v)
 		if err != nil || n < 10 || n > 300 {
-			return false, 0, validation("query parameter \"timeoutSeconds\" must be a whole number from 10 to 300, not %q", values.Get("timeoutSeconds"))
+			return false, 0, validation("query parameter %q must be a whole number from 10 to 300, not %q", apiroutes.QueryTimeoutSeconds, v)
 		}
 		timeout = time.Duration(n) * time.Second
 	}
@@ -103,11 +109,18 @@ func longPoll(t *Tenant, w http.ResponseWriter, r *http.Request, id string, time
 	stop := t.srv.clock.AfterFunc(timeout, func() { close(expired) })
 	defer stop()
 	for {
-		body, done, changed, e := t.store.pollState(id)
+		p, e := withLock(t.store, func(st *state) (polled, *apiError) {
+			rec := st.analyses[id]
+			if rec == nil {
+				return polled{}, analysisNotFound(id)
+			}
+			return polled{body: rec.encodedJSON(), done: rec.done(), changed: rec.changed}, nil
+		})
 		if e != nil {
 			return e
 		}
-		if done {
+		body := p.body
+		if p.done {
 			writeRawJSON(w, http.StatusOK, body)
 			return nil
 		}
@@ -115,7 +128,7 @@ func longPoll(t *Tenant, w http.ResponseWriter, r *http.Request, id string, time
 			f()
 		}
 		select {
-		case <-changed:
+		case <-p.changed:
 			continue
 		case <-r.Context().Done():
 			return nil
@@ -132,8 +145,17 @@ func longPoll(t *Tenant, w http.ResponseWriter, r *http.Request, id string, time
 	}
 }
 
+// polled is what a long poll reads of its analysis: its JSON, whether the
+// poll ends, and the channel closed at its next change.
+type polled struct {
+	body    []byte
+	done    bool
+	changed <-chan struct{}
+}
+
 func handleDeleteAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	if e := t.store.deleteAnalysis(pathVar(r, "analysisId")); e != nil {
+	id := pathVar(r, "analysisId")
+	if e := t.store.do(func(st *state) *apiError { return st.deleteAnalysis(id) }); e != nil {
 		return e
 	}
 	noContent(w)
@@ -142,11 +164,13 @@ func handleDeleteAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *ap
 
 func handleListAnalyses(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	pid := pathVar(r, "profileId")
-	q, e := t.srv.parseListQuery(r, "analyses:"+pid, false)
+	q, e := t.srv.parseListQuery(r, "analyses:"+pid)
 	if e != nil {
 		return e
 	}
-	page, e := t.store.listAnalyses(pid, q, t.srv.encodeCursor)
+	page, e := withLock(t.store, func(st *state) (pageBody[json.RawMessage], *apiError) {
+		return st.listAnalyses(pid, q, t.srv.encodeCursor)
+	})
 	if e != nil {
 		return e
 	}

@@ -1,9 +1,13 @@
 package mockserver
 
-import "net/http"
+import (
+	"net/http"
 
-// The folder routes: each decodes its request, calls one operation of the
-// store and writes its answer.
+	"github.com/profilesvc/profilesvc-go"
+)
+
+// The folder routes: each decodes its request, runs one operation of the
+// store under the tenant's lock and writes its answer.
 
 // folderBody is the body of create and rename folder.
 type folderBody struct {
@@ -24,11 +28,13 @@ func decodeFolderBody(t *Tenant, r *http.Request) (string, *apiError) {
 
 func handleListFolders(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	pid := pathVar(r, "profileId")
-	q, e := t.srv.parseListQuery(r, "folders:"+pid, true)
+	q, e := t.srv.parseListQuery(r, "folders:"+pid)
 	if e != nil {
 		return e
 	}
-	page, e := t.store.listFolders(pid, q, t.srv.encodeCursor)
+	page, e := withLock(t.store, func(st *state) (pageBody[profilesvc.Folder], *apiError) {
+		return st.listFolders(pid, q, t.srv.encodeCursor)
+	})
 	if e != nil {
 		return e
 	}
@@ -37,7 +43,8 @@ func handleListFolders(t *Tenant, w http.ResponseWriter, r *http.Request) *apiEr
 }
 
 func handleGetFolder(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	b, e := t.store.folderAnswer(pathVar(r, "folderId"))
+	id := pathVar(r, "folderId")
+	b, e := withLock(t.store, func(st *state) ([]byte, *apiError) { return st.folderAnswer(id) })
 	if e != nil {
 		return e
 	}
@@ -63,7 +70,14 @@ func handleRenameFolder(t *Tenant, w http.ResponseWriter, r *http.Request) *apiE
 	if e != nil {
 		return e
 	}
-	f, e := t.store.renameFolder(pathVar(r, "folderId"), name)
+	id := pathVar(r, "folderId")
+	f, e := withLock(t.store, func(st *state) (profilesvc.Folder, *apiError) {
+		f, e := st.renameFolder(id, name)
+		if e != nil {
+			return profilesvc.Folder{}, e
+		}
+		return folderView(f), nil
+	})
 	if e != nil {
 		return e
 	}
@@ -72,7 +86,8 @@ func handleRenameFolder(t *Tenant, w http.ResponseWriter, r *http.Request) *apiE
 }
 
 func handleDeleteFolder(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	if e := t.store.deleteFolder(pathVar(r, "folderId")); e != nil {
+	id := pathVar(r, "folderId")
+	if e := t.store.do(func(st *state) *apiError { return st.deleteFolder(id) }); e != nil {
 		return e
 	}
 	noContent(w)

@@ -16,8 +16,8 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver/internal/docread"
 )
 
-// The item routes: each decodes its request, calls one operation of the
-// store and writes its answer. Uploads and JSON items make the same
+// The item routes: each decodes its request, runs one operation of the
+// store under the tenant's lock and writes its answer. Uploads and JSON items make the same
 // itemSpec, which the store stores as the test kit's and seeds' items.
 
 // createItemBody is the JSON form of create item.
@@ -353,7 +353,14 @@ func handleUpdateItem(t *Tenant, w http.ResponseWriter, r *http.Request) *apiErr
 		u.name = &b.Name.value
 	}
 	if b.Content != nil {
-		typ, e := t.store.itemType(id)
+		// An item's type never changes: the content is checked for it
+		// before the lock is taken again.
+		typ, e := withLock(t.store, func(st *state) (profilesvc.ItemType, *apiError) {
+			if it := st.items[id]; it != nil {
+				return it.typ, nil
+			}
+			return "", itemNotFound(id)
+		})
 		if e != nil {
 			return e
 		}
@@ -361,7 +368,14 @@ func handleUpdateItem(t *Tenant, w http.ResponseWriter, r *http.Request) *apiErr
 			return e
 		}
 	}
-	it, e := t.store.updateItem(id, u, baseURL(r))
+	base := baseURL(r)
+	it, e := withLock(t.store, func(st *state) (*profilesvc.Item, *apiError) {
+		it, e := st.updateItem(id, u)
+		if e != nil {
+			return nil, e
+		}
+		return itemView(it, base), nil
+	})
 	if e != nil {
 		return e
 	}
@@ -389,7 +403,8 @@ func (u *itemUpdate) setContent(typ profilesvc.ItemType, raw json.RawMessage) *a
 }
 
 func handleDeleteItem(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	if e := t.store.deleteItem(pathVar(r, "itemId")); e != nil {
+	id := pathVar(r, "itemId")
+	if e := t.store.do(func(st *state) *apiError { return st.deleteItem(id) }); e != nil {
 		return e
 	}
 	noContent(w)

@@ -25,7 +25,12 @@ func kitError(e *apiError) error {
 }
 
 // AddWorkflow adds a workflow, or replaces the one with its ID.
-func (t *Tenant) AddWorkflow(w Workflow) error { return t.store.addWorkflow(w) }
+func (t *Tenant) AddWorkflow(w Workflow) error {
+	if err := w.Validate(); err != nil {
+		return err
+	}
+	return kitError(t.store.do(func(st *state) *apiError { st.putWorkflow(w); return nil }))
+}
 
 // Workflows returns the tenant's workflows, oldest first, as every
 // listing of the kit does.
@@ -186,7 +191,7 @@ func (t *Tenant) AwaitAnalysis(ctx context.Context, profileID string) (*profiles
 
 // SetVerificationStatus records a person's verdict on an analysis.
 func (t *Tenant) SetVerificationStatus(id string, vs profilesvc.VerificationStatus) error {
-	return kitError(t.store.setVerification(id, vs))
+	return kitError(t.store.do(func(st *state) *apiError { return st.setVerification(id, vs) }))
 }
 
 // InjectFault adds a fault and returns its ID.

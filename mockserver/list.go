@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 )
 
 // listQuery is a parsed listing request: search, sort, order, limit and
@@ -78,52 +80,46 @@ func (s *Server) decodeCursor(v, scope string) (*cursor, error) {
 func validSort(s string) bool  { return s == "name" || s == "createdAt" || s == "updatedAt" }
 func validOrder(s string) bool { return s == "asc" || s == "desc" }
 
-// parseListQuery reads and checks a listing's query. searchable says
-// whether search and sort apply (they do not to analyses, which are listed
-// newest first).
-func (s *Server) parseListQuery(r *http.Request, scope string, searchable bool) (listQuery, *apiError) {
+// parseListQuery reads and checks a listing's query. The route's
+// parameters (apiroutes) say whether search and sort apply: they do not
+// to analyses, which are listed newest first.
+func (s *Server) parseListQuery(r *http.Request, scope string) (listQuery, *apiError) {
 	q := listQuery{scope: scope, sort: "createdAt", order: "desc", limit: 10}
-	allowed := []string{"limit", "cursor"}
-	if searchable {
-		allowed = append(allowed, "search", "sort", "order")
-	}
-	values, e := queryValues(r, allowed...)
-	if e != nil {
-		return q, e
-	}
-	if v := values.Get("search"); v != "" {
+	values := queryOf(r)
+	if v := values.Get(apiroutes.QuerySearch); v != "" {
 		if len(v) > 255 {
-			return q, validation("query parameter \"search\" must be at most 255 characters")
+			return q, validation("query parameter %q must be at most 255 characters", apiroutes.QuerySearch)
 		}
 		q.search = v
 	}
-	sortSet, orderSet := values.Has("sort"), values.Has("order")
+	sortSet, orderSet := values.Has(apiroutes.QuerySort), values.Has(apiroutes.QueryOrder)
 	if sortSet {
-		q.sort = values.Get("sort")
+		q.sort = values.Get(apiroutes.QuerySort)
 		if !validSort(q.sort) {
-			return q, validation("query parameter \"sort\" must be name, createdAt or updatedAt, not %q", q.sort)
+			return q, validation("query parameter %q must be name, createdAt or updatedAt, not %q", apiroutes.QuerySort, q.sort)
 		}
 	}
 	if orderSet {
-		q.order = values.Get("order")
+		q.order = values.Get(apiroutes.QueryOrder)
 		if !validOrder(q.order) {
-			return q, validation("query parameter \"order\" must be asc or desc, not %q", q.order)
+			return q, validation("query parameter %q must be asc or desc, not %q", apiroutes.QueryOrder, q.order)
 		}
 	}
-	if values.Has("limit") {
-		n, err := strconv.Atoi(values.Get("limit"))
+	if values.Has(apiroutes.QueryLimit) {
+		v := values.Get(apiroutes.QueryLimit)
+		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			return q, validation("query parameter \"limit\" must be a whole number from 1 to 100, not %q", values.Get("limit"))
+			return q, validation("query parameter %q must be a whole number from 1 to 100, not %q", apiroutes.QueryLimit, v)
 		}
 		q.limit = n
 	}
-	if values.Has("cursor") {
-		c, err := s.decodeCursor(values.Get("cursor"), scope)
+	if values.Has(apiroutes.QueryCursor) {
+		c, err := s.decodeCursor(values.Get(apiroutes.QueryCursor), scope)
 		if err != nil {
-			return q, validation("query parameter \"cursor\" is not valid: %v", err)
+			return q, validation("query parameter %q is not valid: %v", apiroutes.QueryCursor, err)
 		}
-		if (sortSet && c.Sort != q.sort) || (orderSet && c.Order != q.order) || (values.Has("search") && c.Search != q.search) {
-			return q, validation("query parameter \"cursor\" belongs to a listing with other search, sort or order parameters")
+		if (sortSet && c.Sort != q.sort) || (orderSet && c.Order != q.order) || (values.Has(apiroutes.QuerySearch) && c.Search != q.search) {
+			return q, validation("query parameter %q belongs to a listing with other search, sort or order parameters", apiroutes.QueryCursor)
 		}
 		q.sort, q.order, q.search = c.Sort, c.Order, c.Search
 		q.after = c

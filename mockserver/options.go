@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -225,6 +226,71 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // analysis with the error's text. fn may call engine.Default, the default
 // engine, and adjust its result.
 func WithAnalyzer(fn Analyzer) Option { return func(c *config) { c.analyzer = fn } }
+
+// WithCORS lets browser code from the given origins call the server:
+// preflight OPTIONS requests are answered, and answers carry the CORS
+// headers, exposing Content-Disposition, Retry-After and X-Request-Id. "*"
+// allows any origin. Off by default.
+//
+// Each origin is scheme://host, with a port unless it is the scheme's
+// default; spaces around it are ignored, and so is the case of its
+// scheme and host, as browsers send them in lower case. An origin of
+// another form fails the server's start.
+func WithCORS(origins ...string) Option {
+	return func(c *config) {
+		for _, o := range origins {
+			c.corsOrigins = append(c.corsOrigins, strings.TrimSpace(o))
+		}
+	}
+}
+
+// WithStateFile keeps the server's state in a file, as the binary's -state
+// does. At start, the server checks that the file can be written (its
+// directory exists and takes a file) and loads it when it exists: a file
+// that does not hold together (see Server.Restore), is larger than
+// MaxStateFileSize or is not a snapshot fails the start, and is left as it
+// was. The state is written at shutdown and on POST /_mock/snapshot, one
+// write at a time, so that the file always holds at least the newest
+// state acknowledged: whole, to a temporary file beside it
+// (".NAME.part", the same each time, so that a crash leaves no more than
+// one, which the next start removes), synced to disk, then renamed over
+// it. When path is a symbolic link, the file it points to is written.
+func WithStateFile(path string) Option {
+	return func(c *config) { c.stateFile = path }
+}
+
+// WithTLS serves HTTPS, with a certificate for 127.0.0.1, ::1 and
+// localhost made at start, as httptest.NewTLSServer does: Client trusts
+// it, and Certificate returns it for other clients.
+func WithTLS() Option {
+	return func(c *config) { c.tls = true }
+}
+
+// WithTLSCertificate serves HTTPS with the given certificate and key, as
+// the binary's -tls-cert and -tls-key do.
+func WithTLSCertificate(cert tls.Certificate) Option {
+	return func(c *config) { c.tls, c.tlsCert = true, &cert }
+}
+
+// WithOpenAPICheck holds every exchange of the service's routes to the
+// service's OpenAPI document, api/openapi.yaml: each request the server
+// is sent and the answer it gives. A disagreement is passed to report,
+// naming the operation and the field ("getFolder (GET /v1/folders/fld_1):
+// answer body /items/0/sizeBytes: value must be an integer"); it is a
+// bug of the mock, or of a WithAnalyzer whose result the service could
+// not give. A request the document refuses passes when the mock refused
+// it too, with a status the operation declares. Not checked: the control
+// API and the storage URLs, which the document does not describe, the
+// answers of injected faults, which are the test's own, and those of CORS
+// preflights (WithCORS), which are the browser's business, not the
+// service's.
+//
+// NewTest turns it on, failing its test on a disagreement; WithOpenAPICheck(nil)
+// turns it off. It costs a validation of each exchange, and a copy of its
+// bodies.
+func WithOpenAPICheck(report func(error)) Option {
+	return func(c *config) { c.openapiReport = report }
+}
 
 // allWorkflows returns the workflows a tenant starts with: the default one,
 // those of WithWorkflows and those of the seed.

@@ -4,10 +4,12 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/profilesvc/profilesvc-go"
 )
 
-// The profile routes: each decodes its request, calls one operation of the
-// store and writes its answer.
+// The profile routes: each decodes its request, runs one operation of the
+// store under the tenant's lock and writes its answer.
 
 // maxNameLength is the longest profile or folder name, in characters.
 const maxNameLength = 255
@@ -99,7 +101,14 @@ func handleUpdateProfile(t *Tenant, w http.ResponseWriter, r *http.Request) *api
 	if b.Metadata.set {
 		u.metadata = &b.Metadata.value
 	}
-	p, e := t.store.updateProfile(pathVar(r, "profileId"), u)
+	id := pathVar(r, "profileId")
+	p, e := withLock(t.store, func(st *state) (*profilesvc.Profile, *apiError) {
+		p, e := st.updateProfile(id, u)
+		if e != nil {
+			return nil, e
+		}
+		return st.profileView(p, false), nil
+	})
 	if e != nil {
 		return e
 	}
@@ -108,7 +117,8 @@ func handleUpdateProfile(t *Tenant, w http.ResponseWriter, r *http.Request) *api
 }
 
 func handleDeleteProfile(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	if e := t.store.deleteProfile(pathVar(r, "profileId")); e != nil {
+	id := pathVar(r, "profileId")
+	if e := t.store.do(func(st *state) *apiError { return st.deleteProfile(id) }); e != nil {
 		return e
 	}
 	noContent(w)
@@ -117,11 +127,13 @@ func handleDeleteProfile(t *Tenant, w http.ResponseWriter, r *http.Request) *api
 
 func handleListProfiles(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	wid := pathVar(r, "workflowId")
-	q, e := t.srv.parseListQuery(r, "profiles:"+wid, true)
+	q, e := t.srv.parseListQuery(r, "profiles:"+wid)
 	if e != nil {
 		return e
 	}
-	page, e := t.store.listProfiles(wid, q, t.srv.encodeCursor)
+	page, e := withLock(t.store, func(st *state) (pageBody[*profilesvc.Profile], *apiError) {
+		return st.listProfiles(wid, q, t.srv.encodeCursor)
+	})
 	if e != nil {
 		return e
 	}

@@ -11,23 +11,42 @@ import (
 	"github.com/profilesvc/profilesvc-go/internal/origin"
 )
 
-// publicRoutes are the mock's routes that need no API key: GET (or HEAD)
-// only, answered before authentication, never recorded.
-var publicRoutes = map[string]http.HandlerFunc{
-	"/_mock/health":     handleHealth,
-	serviceDocumentPath: serveDocument(api.OpenAPI()),
-	controlDocumentPath: serveDocument(api.MockControl()),
+// publicRoute is a route that needs no API key.
+type publicRoute struct {
+	method  string
+	handler http.HandlerFunc
+}
+
+// publicRoutes are the mock's routes that need no API key, by path, each
+// named by its route in internal/apiroutes, which gives its method (GET,
+// which answers HEAD too) and path: answered before authentication, with
+// no query, never recorded.
+var publicRoutes = publicTable(map[string]http.HandlerFunc{
+	"getHealth":          handleHealth,
+	"getServiceDocument": serveAPIDoc(api.OpenAPI()),
+	"getControlDocument": serveAPIDoc(api.MockControl()),
+})
+
+// publicTable keys the handlers of public routes, given by route name, by
+// their paths.
+func publicTable(byName map[string]http.HandlerFunc) map[string]publicRoute {
+	out := make(map[string]publicRoute, len(byName))
+	for name, h := range byName {
+		r := namedRoute(name)
+		out[r.Path] = publicRoute{method: r.Method, handler: h}
+	}
+	return out
 }
 
 // public answers the public routes, and passes every other request on.
 func public(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, ok := publicRoutes[r.URL.Path]
+		rt, ok := publicRoutes[r.URL.Path]
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if r.Method != rt.method && (rt.method != http.MethodGet || r.Method != http.MethodHead) {
 			writeError(w, errorf(http.StatusMethodNotAllowed, profilesvc.CodeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
@@ -35,7 +54,7 @@ func public(next http.Handler) http.Handler {
 			writeError(w, e)
 			return
 		}
-		h(w, r)
+		rt.handler(w, r)
 	})
 }
 
@@ -91,23 +110,6 @@ func cors(next http.Handler) http.Handler {
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 	})
-}
-
-// WithCORS lets browser code from the given origins call the server:
-// preflight OPTIONS requests are answered, and answers carry the CORS
-// headers, exposing Content-Disposition, Retry-After and X-Request-Id. "*"
-// allows any origin. Off by default.
-//
-// Each origin is scheme://host, with a port unless it is the scheme's
-// default; spaces around it are ignored, and so is the case of its
-// scheme and host, as browsers send them in lower case. An origin of
-// another form fails the server's start.
-func WithCORS(origins ...string) Option {
-	return func(c *config) {
-		for _, o := range origins {
-			c.corsOrigins = append(c.corsOrigins, strings.TrimSpace(o))
-		}
-	}
 }
 
 // checkCORSOrigins puts the origins WithCORS was given in the form

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 	reportpdf "github.com/profilesvc/profilesvc-go/mockserver/internal/report"
 )
@@ -18,21 +19,18 @@ import (
 // (locale, raw data) is rendered once, cached with the analysis, and
 // deleted with it.
 func handleReport(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	values, e := queryValues(r, "locale", "includeRawData")
-	if e != nil {
-		return e
-	}
+	values := queryOf(r)
 	variant := reportVariant{locale: "en"}
-	if values.Has("locale") {
-		variant.locale = values.Get("locale")
+	if values.Has(apiroutes.QueryLocale) {
+		variant.locale = values.Get(apiroutes.QueryLocale)
 		if variant.locale != "en" && variant.locale != "ko" {
-			return validation("query parameter \"locale\" must be en or ko, not %q", variant.locale)
+			return validation("query parameter %q must be en or ko, not %q", apiroutes.QueryLocale, variant.locale)
 		}
 	}
-	if values.Has("includeRawData") {
-		v := values.Get("includeRawData")
+	if values.Has(apiroutes.QueryIncludeRawData) {
+		v := values.Get(apiroutes.QueryIncludeRawData)
 		if v != "true" && v != "false" {
-			return validation("query parameter \"includeRawData\" must be true or false, not %q", v)
+			return validation("query parameter %q must be true or false, not %q", apiroutes.QueryIncludeRawData, v)
 		}
 		variant.rawData = v == "true"
 	}
@@ -55,9 +53,12 @@ func handleReport(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 // them as they stand. Concurrent first downloads of one variant wait for
 // one rendering.
 func renderReport(t *Tenant, id string, v reportVariant) ([]byte, *apiError) {
-	src, pdf, e := t.store.reportInput(id, v)
-	if e != nil || pdf != nil {
-		return pdf, e
+	src, e := withLock(t.store, func(st *state) (reportSource, *apiError) { return st.reportInput(id, v) })
+	if e != nil {
+		return nil, e
+	}
+	if src.kept != nil {
+		return src.kept, nil
 	}
 	key := flightKey{id: id, variant: v, version: src.version}
 	pdf, err := t.renders.do(key, func() ([]byte, error) {
@@ -69,7 +70,7 @@ func renderReport(t *Tenant, id string, v reportVariant) ([]byte, *apiError) {
 	if err != nil {
 		return nil, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the report could not be rendered: %v", err)
 	}
-	t.store.keepReport(id, v, src.version, pdf)
+	_ = t.store.do(func(st *state) *apiError { st.keepReport(id, v, src.version, pdf); return nil })
 	return pdf, nil
 }
 

@@ -16,75 +16,98 @@ import (
 // an error it returns is written as the service's error body.
 type tenantHandler func(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError
 
-// Paths of the mock's own routes: the storage artifacts of items and the
-// /_mock/ control API.
+// Paths of the storage of items' artifacts, which views name.
 const (
-	storageOriginalPath = "/storage/items/{itemId}/original"
-	storageTextPath     = "/storage/items/{itemId}/text"
+	storageOriginalPath = apiroutes.StorageOriginal
+	storageTextPath     = apiroutes.StorageText
 )
 
-// routes lists every route the mock serves, in one place: the published
-// endpoints, the inferred ones, the storage artifacts and the control API.
-// Mostly a table, it is built into the router once per process.
+// routes lists every route the mock serves but the public ones
+// (publicRoutes), in one place: the published endpoints, the inferred
+// ones, the storage artifacts and the control API. Each names its route
+// in internal/apiroutes, which gives its method, path and query
+// parameters. Mostly a table, it is built into the router once per
+// process.
 func routes() []route {
-	return []route{
+	table := []route{
 		// Published.
-		{"POST", apiroutes.WorkflowProfiles, handleCreateProfile, nil, false},
-		{"PATCH", apiroutes.Profile, handleUpdateProfile, nil, false},
-		{"DELETE", apiroutes.Profile, handleDeleteProfile, nil, false},
-		{"GET", apiroutes.ProfileFolders, handleListFolders, listParams, true},
-		{"GET", apiroutes.Folder, handleGetFolder, nil, false},
-		{"PATCH", apiroutes.Folder, handleRenameFolder, nil, false},
-		{"DELETE", apiroutes.Folder, handleDeleteFolder, nil, false},
-		{"PATCH", apiroutes.Item, handleUpdateItem, nil, false},
-		{"POST", apiroutes.Analyze, handleStartAnalysis, nil, false},
-		{"GET", apiroutes.Analysis, handleGetAnalysis, []string{"waitForReport", "timeoutSeconds"}, false},
-		{"GET", apiroutes.AnalysisReport, handleReport, []string{"locale", "includeRawData"}, false},
-		{"DELETE", apiroutes.Analysis, handleDeleteAnalysis, nil, false},
+		{name: "CreateProfile", handler: handleCreateProfile},
+		{name: "UpdateProfile", handler: handleUpdateProfile},
+		{name: "DeleteProfile", handler: handleDeleteProfile},
+		{name: "ListFolders", handler: handleListFolders, streams: true},
+		{name: "GetFolder", handler: handleGetFolder},
+		{name: "RenameFolder", handler: handleRenameFolder},
+		{name: "DeleteFolder", handler: handleDeleteFolder},
+		{name: "UpdateItem", handler: handleUpdateItem},
+		{name: "StartAnalysis", handler: handleStartAnalysis},
+		{name: "GetAnalysis", handler: handleGetAnalysis},
+		{name: "DownloadReport", handler: handleReport},
+		{name: "DeleteAnalysis", handler: handleDeleteAnalysis},
 
 		// Inferred.
-		{"GET", apiroutes.WorkflowProfiles, handleListProfiles, listParams, true},
-		{"GET", apiroutes.Profile, handleGetProfile, nil, false},
-		{"POST", apiroutes.ProfileFolders, handleCreateFolder, nil, false},
-		{"POST", apiroutes.FolderItems, handleCreateItem, nil, false},
-		{"GET", apiroutes.Item, handleGetItem, nil, false},
-		{"DELETE", apiroutes.Item, handleDeleteItem, nil, false},
-		{"GET", apiroutes.ProfileAnalyses, handleListAnalyses, pageParams, true},
+		{name: "ListProfiles", handler: handleListProfiles, streams: true},
+		{name: "GetProfile", handler: handleGetProfile},
+		{name: "CreateFolder", handler: handleCreateFolder},
+		// One route for UploadFile, CreateTextItem and CreateJSONItem,
+		// which share it, told apart by the body.
+		{name: "UploadFile", handler: handleCreateItem},
+		{name: "GetItem", handler: handleGetItem},
+		{name: "DeleteItem", handler: handleDeleteItem},
+		{name: "ListAnalyses", handler: handleListAnalyses, streams: true},
 
 		// Storage artifacts of items (url and storageOriginalUrl).
-		{"GET", storageOriginalPath, handleItemOriginal, nil, false},
-		{"GET", storageTextPath, handleItemText, nil, false},
+		{name: "getItemOriginal", handler: handleItemOriginal},
+		{name: "getItemText", handler: handleItemText},
 
 		// The control API (its public routes, which need no key, are in
 		// publicRoutes).
-		{"POST", "/_mock/reset", handleReset, nil, false},
-		{"GET", "/_mock/workflows", handleListWorkflows, nil, false},
-		{"POST", "/_mock/workflows", handleAddWorkflow, nil, false},
-		{"POST", "/_mock/seed", handleSeed, nil, false},
-		{"POST", "/_mock/snapshot", handleSaveState, nil, false},
-		{"POST", "/_mock/items/{itemId}/status", handleSetItemStatus, nil, false},
-		{"POST", "/_mock/analyses/{analysisId}/process", handleProcessAnalysis, nil, false},
-		{"POST", "/_mock/analyses/{analysisId}/complete", handleCompleteAnalysis, nil, false},
-		{"POST", "/_mock/analyses/{analysisId}/fail", handleFailAnalysis, nil, false},
-		{"POST", "/_mock/analyses/{analysisId}/verification", handleSetVerification, nil, false},
-		{"GET", "/_mock/faults", handleListFaults, nil, false},
-		{"POST", "/_mock/faults", handleAddFault, nil, false},
-		{"DELETE", "/_mock/faults", handleClearFaults, nil, false},
-		{"DELETE", "/_mock/faults/{faultId}", handleRemoveFault, nil, false},
-		{"GET", "/_mock/requests", handleListRequests, nil, true},
-		{"DELETE", "/_mock/requests", handleClearRequests, nil, false},
+		{name: "reset", handler: handleReset},
+		{name: "listWorkflows", handler: handleListWorkflows},
+		{name: "addWorkflow", handler: handleAddWorkflow},
+		{name: "loadSeed", handler: handleSeed},
+		{name: "saveState", handler: handleSaveState},
+		{name: "setItemStatus", handler: handleSetItemStatus},
+		{name: "processAnalysis", handler: handleProcessAnalysis},
+		{name: "completeAnalysis", handler: handleCompleteAnalysis},
+		{name: "failAnalysis", handler: handleFailAnalysis},
+		{name: "setVerificationStatus", handler: handleSetVerification},
+		{name: "listFaults", handler: handleListFaults},
+		{name: "addFault", handler: handleAddFault},
+		{name: "clearFaults", handler: handleClearFaults},
+		{name: "removeFault", handler: handleRemoveFault},
+		{name: "listRequests", handler: handleListRequests, streams: true},
+		{name: "clearRequests", handler: handleClearRequests},
 	}
+	for i := range table {
+		r := namedRoute(table[i].name)
+		table[i].method, table[i].path, table[i].query = r.Method, r.Path, r.Query
+	}
+	return table
 }
 
-// Query parameters of the listings.
-var (
-	pageParams = []string{"limit", "cursor"}
-	listParams = []string{"limit", "cursor", "search", "sort", "order"}
-)
+// namedRoute returns the route of internal/apiroutes with the name. A
+// name it does not have is a mistake in the mock's tables, which its
+// tests find at once.
+func namedRoute(name string) apiroutes.Route {
+	r, ok := apiroutes.Named(name)
+	if !ok {
+		panic("mockserver: internal/apiroutes has no route " + name)
+	}
+	return r
+}
+
+// queryOf returns the request's query parameters, which the request's
+// route has checked before its handler runs (checkQuery): the query is
+// well formed, holds none but the route's parameters (apiroutes), and
+// each at most once.
+func queryOf(r *http.Request) url.Values { return r.URL.Query() }
 
 // route is one entry of the route table: a GET route answers HEAD too, as
 // HTTP requires, without a body.
 type route struct {
+	// name is the route's in internal/apiroutes, which gives the
+	// method, the path and the query.
+	name         string
 	method, path string
 	handler      tenantHandler
 	// query names the route's query parameters: any other, a malformed

@@ -18,9 +18,16 @@ import (
 
 // startAnalysis starts an analysis of a profile's items.
 func (t *Tenant) startAnalysis(profileID string, itemIDs []string, options, clientMetadata map[string]any) (string, *apiError) {
-	return t.store.startAnalysis(analysisSpec{
+	spec := analysisSpec{
 		profileID: profileID, itemIDs: itemIDs, options: options, clientMetadata: clientMetadata,
 		duration: t.srv.cfg.analysisDuration, reportDelay: t.srv.cfg.reportDelay,
+	}
+	return withLock(t.store, func(st *state) (string, *apiError) {
+		rec, e := st.startAnalysis(spec)
+		if e != nil {
+			return "", e
+		}
+		return rec.a.ID, nil
 	})
 }
 
@@ -58,13 +65,15 @@ func (r tenantRunner) arm(rec *analysisRec) []func() bool {
 // passed.
 func (r tenantRunner) armReport(rec *analysisRec) func() bool {
 	id, t := rec.a.ID, r.t
-	return t.srv.clock.AfterFunc(rec.reportDelay, func() { t.store.publishReport(id) })
+	return t.srv.clock.AfterFunc(rec.reportDelay, func() {
+		_ = t.store.do(func(st *state) *apiError { st.publishReport(id); return nil })
+	})
 }
 
 // StartProcessing moves a pending analysis to processing. It is what the
 // server's clock does a tenth into the run; in manual mode a test calls it.
 func (t *Tenant) StartProcessing(analysisID string) error {
-	if e := t.store.process(analysisID); e != nil {
+	if e := t.store.do(func(st *state) *apiError { return st.process(analysisID) }); e != nil {
 		return e
 	}
 	return nil
@@ -94,7 +103,7 @@ func (t *Tenant) finish(analysisID string, failMsg *string) error {
 		return e
 	}
 	res, runErr := t.srv.analyze(analysisID, in, failMsg)
-	t.store.finish(analysisID, epoch, in, res, runErr)
+	_ = t.store.do(func(st *state) *apiError { st.finish(analysisID, epoch, in, res, runErr); return nil })
 	return nil
 }
 

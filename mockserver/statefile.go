@@ -31,21 +31,6 @@ const MaxStateFileSize = 1 << 30
 // run is lost, and the file holds what it held before.
 var ErrStateNotSaved = errors.New("mockserver: the state was not written to the state file")
 
-// WithStateFile keeps the server's state in a file, as the binary's -state
-// does. At start, the server checks that the file can be written (its
-// directory exists and takes a file) and loads it when it exists: a file
-// that does not hold together (see Server.Restore), is larger than
-// MaxStateFileSize or is not a snapshot fails the start, and is left as it
-// was. The state is written at shutdown and on POST /_mock/snapshot, one
-// write at a time, so that the file always holds at least the newest
-// state acknowledged: whole, to a temporary file beside it
-// (".NAME.part", the same each time, so that a crash leaves no more than
-// one, which the next start removes), synced to disk, then renamed over
-// it. When path is a symbolic link, the file it points to is written.
-func WithStateFile(path string) Option {
-	return func(c *config) { c.stateFile = path }
-}
-
 // stateTarget is the file the state is written to: the state file, or
 // the file it points to when it is a symbolic link (followed through as
 // many links as the system allows), resolved as the system resolves it:

@@ -320,21 +320,30 @@ func TestReports_ARenderingBegunBeforeARestoreIsNotKept(t *testing.T) {
 	first, err := srv.Snapshot()
 	require.NoError(t, err)
 	second := "Second name"
-	_, e = srv.store.updateProfile(p.ID, profileUpdate{name: &second})
+	e = srv.store.do(func(st *state) *apiError {
+		_, e := st.updateProfile(p.ID, profileUpdate{name: &second})
+		return e
+	})
 	require.Nil(t, e)
 	renamed, err := srv.Snapshot()
 	require.NoError(t, err)
 
 	v := reportVariant{locale: "en"}
 	require.NoError(t, srv.Restore(first))
-	src, kept, e := srv.store.reportInput(id, v)
+	reportInput := func() (reportSource, *apiError) {
+		return withLock(srv.store, func(st *state) (reportSource, *apiError) { return st.reportInput(id, v) })
+	}
+	src, e := reportInput()
 	require.Nil(t, e)
-	require.Nil(t, kept)
+	require.Nil(t, src.kept)
 	require.NoError(t, srv.Restore(renamed))
-	srv.store.keepReport(id, v, src.version, []byte("a report of the first state"))
-	_, kept, e = srv.store.reportInput(id, v)
+	_ = srv.store.do(func(st *state) *apiError {
+		st.keepReport(id, v, src.version, []byte("a report of the first state"))
+		return nil
+	})
+	again, e := reportInput()
 	require.Nil(t, e)
-	assert.Nil(t, kept, "a report rendered before the restore, kept after it")
+	assert.Nil(t, again.kept, "a report rendered before the restore, kept after it")
 }
 
 // TestSeeds_TakeMemoryFromTheUploadBudget sends a seed while the budget

@@ -12,21 +12,32 @@ import (
 )
 
 // The store holds a tenant's records and is the only code that takes the
-// tenant's lock and changes them. Its files:
+// tenant's lock, in one place: withLock runs a function of the state
+// under the lock and returns its answer (store.do does the same for an
+// operation whose only answer is its error). Its files:
 //
-//   - store.go: the records, the state that holds them, and the store;
+//   - store.go: the records, the state that holds them, the store and
+//     withLock;
 //   - store_profiles.go, store_folders.go, store_items.go,
 //     store_analyses.go: the operations on each resource, as methods of
-//     the store, which lock and call one method of the state, which does
-//     the work with the lock held;
-//   - store_seed.go: loading a seed, all or nothing.
+//     the state, which do the work with the lock held; then the few store
+//     methods that several callers share (the test kit and a route), each
+//     withLock around an operation and the view of its answer, and
+//     runInput, which copies an analysis's input outside the lock;
+//   - store_snapshot.go, store_seed.go: copying the records out, putting
+//     a snapshot's back, loading a seed all or nothing, as store methods:
+//     they check and decode outside the lock, and a restore (or a seed
+//     that fails) puts a state in place whole.
 //
-// The handlers (profiles.go, folders.go, ...) decode a request, call one
-// operation of the store and render its answer; the test kit (kit.go)
-// calls the same operations; views.go renders records. What an operation
-// returns is safe to use without the lock: records keep their maps and
-// byte slices unchanged once stored (an update replaces them), so that a
-// view can share them and be encoded after the lock is released.
+// A handler (profiles.go, folders.go, ...) decodes a request, runs one
+// operation, withLock(t.store, func(st *state) (T, *apiError) { return
+// st.op(...) }) or a shared store method, and renders its answer; the
+// test kit (kit.go) runs the same operations; views.go renders records.
+// A function given to withLock returns views and copies, never records,
+// and keeps no reference to the state, so that its answer is used
+// without the lock. That is safe: records keep their maps and byte
+// slices unchanged once stored (an update replaces them), so that a view
+// can share them and be encoded after the lock is released.
 
 // profileRec is a stored profile.
 type profileRec struct {
@@ -264,10 +275,12 @@ func (st *state) clone() *state {
 	return &c
 }
 
-// store is a tenant's records behind the tenant's lock: each of its
-// methods locks, runs one operation of the state, and unlocks.
+// store is a tenant's records behind the tenant's lock. Its operations
+// are the state's methods, run under the lock by withLock; its own
+// methods are those several callers share and those that work outside
+// the lock too.
 type store struct {
-	// tenantMu is the tenant's lock: only the store's methods take it.
+	// tenantMu is the tenant's lock: only withLock takes it.
 	tenantMu sync.Mutex
 	st       *state
 	// base is what a reset returns to: the server's workflows.
@@ -276,6 +289,24 @@ type store struct {
 
 func newStore(base []Workflow, ids *idGen, clock Clock, run runner) *store {
 	return &store{st: newState(base, ids, clock, run), base: base}
+}
+
+// withLock runs f on the store's state under the tenant's lock and
+// returns its answer. It is the one place the lock is taken: every
+// operation of the store, of the handlers and of the test kit goes
+// through it. A store method's f may put a new state in place (s.st), as
+// a restore does: it holds the lock.
+func withLock[T any](s *store, f func(st *state) (T, *apiError)) (T, *apiError) {
+	s.tenantMu.Lock()
+	defer s.tenantMu.Unlock()
+	return f(s.st)
+}
+
+// do runs f on the state under the tenant's lock, for an operation whose
+// only answer is its error.
+func (s *store) do(f func(st *state) *apiError) *apiError {
+	_, e := withLock(s, func(st *state) (struct{}, *apiError) { return struct{}{}, f(st) })
+	return e
 }
 
 // reset empties the store but for the server's workflows: it restores
@@ -289,32 +320,23 @@ func (s *store) reset() {
 
 // stopRuns stops every analysis run, when the server closes.
 func (s *store) stopRuns() {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	for _, rec := range s.st.analyses {
-		rec.stopRun()
-	}
-}
-
-// addWorkflow adds a workflow, or replaces the one with its ID.
-func (s *store) addWorkflow(w Workflow) error {
-	if err := w.Validate(); err != nil {
-		return err
-	}
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	s.st.putWorkflow(w)
-	return nil
+	_ = s.do(func(st *state) *apiError {
+		for _, rec := range st.analyses {
+			rec.stopRun()
+		}
+		return nil
+	})
 }
 
 // workflows returns the workflows, oldest first.
 func (s *store) workflows() []Workflow {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	out := make([]Workflow, 0, len(s.st.flowOrder))
-	for _, id := range s.st.flowOrder {
-		out = append(out, s.st.workflows[id].Clone())
-	}
+	out, _ := withLock(s, func(st *state) ([]Workflow, *apiError) {
+		out := make([]Workflow, 0, len(st.flowOrder))
+		for _, id := range st.flowOrder {
+			out = append(out, st.workflows[id].Clone())
+		}
+		return out, nil
+	})
 	return out
 }
 

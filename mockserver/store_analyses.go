@@ -46,11 +46,10 @@ func (st *state) startAnalysis(spec analysisSpec) (*analysisRec, *apiError) {
 		return nil, errorf(http.StatusConflict, profilesvc.CodeAnalysisInProgress,
 			"analysis %q of profile %q is still %s", run.a.ID, p.id, run.a.Status)
 	}
-	// Retention: a sixth analysis deletes the oldest.
+	// Retention: a sixth analysis deletes the oldest (an ID without its
+	// analysis is dropped).
 	for len(p.analysisIDs) >= maxAnalysesPerProfile {
-		if old := st.analyses[p.analysisIDs[0]]; old != nil {
-			st.deleteAnalysis(old)
-		} else {
+		if st.deleteAnalysis(p.analysisIDs[0]) != nil {
 			p.analysisIDs = p.analysisIDs[1:]
 		}
 	}
@@ -163,12 +162,13 @@ func (st *state) process(id string) *apiError {
 	return nil
 }
 
-// finish ends a running analysis: failed with runErr's text, or completed
-// with res. An analysis deleted or finished while the engine ran is left
-// as it is.
-func (st *state) finish(id string, in AnalysisInput, res AnalysisResult, runErr error) {
+// finish ends a running analysis, whose run began in epoch: failed with
+// runErr's text, or completed with res. An analysis deleted or finished
+// while the engine ran is left as it is, and so is the state a Restore or
+// a Reset put in place meanwhile, though it has an analysis of the ID.
+func (st *state) finish(id string, epoch int64, in AnalysisInput, res AnalysisResult, runErr error) {
 	rec := st.analyses[id]
-	if rec == nil || rec.a.Status.IsTerminal() {
+	if st.epoch != epoch || rec == nil || rec.a.Status.IsTerminal() {
 		return
 	}
 	rec.stopRun()
@@ -210,23 +210,35 @@ func (st *state) finish(id string, in AnalysisInput, res AnalysisResult, runErr 
 	stampTimes(a, in.RequestedAt, now)
 	a.Status = profilesvc.AnalysisCompleted
 	if rec.reportDelay > 0 {
-		// Completed, its report to come: long polls wait on.
+		// Completed, its report to come (publishReport): long polls wait
+		// on.
 		rec.timers = append(rec.timers, st.run.armReport(rec))
 	} else {
-		st.publishReport(rec)
+		reportID := st.newID("rpt_")
+		a.PrimaryReportID = &reportID
 	}
 	rec.notify()
 }
 
-// publishReport gives a completed analysis its report.
-func (st *state) publishReport(rec *analysisRec) {
+// publishReport gives a completed analysis whose report was delayed its
+// report; long polls on it end. It is what the delay's timer does.
+func (st *state) publishReport(id string) {
+	rec := st.analyses[id]
+	if rec == nil || rec.a.Status != profilesvc.AnalysisCompleted || rec.a.PrimaryReportID != nil {
+		return
+	}
 	reportID := st.newID("rpt_")
 	rec.a.PrimaryReportID = &reportID
+	rec.notify()
 }
 
 // deleteAnalysis removes an analysis and its reports, stopping its run; a
 // long poll on it wakes and answers 404.
-func (st *state) deleteAnalysis(rec *analysisRec) {
+func (st *state) deleteAnalysis(id string) *apiError {
+	rec := st.analyses[id]
+	if rec == nil {
+		return analysisNotFound(id)
+	}
 	rec.stopRun()
 	delete(st.analyses, rec.a.ID)
 	if p := st.profiles[rec.a.ProfileID]; p != nil {
@@ -234,6 +246,7 @@ func (st *state) deleteAnalysis(rec *analysisRec) {
 	}
 	rec.reports = nil
 	rec.notify()
+	return nil
 }
 
 // encoded returns the analysis's JSON, cached until it changes.
@@ -269,140 +282,14 @@ func (st *state) listAnalyses(profileID string, q listQuery, encode func(cursor)
 	return newPage(items, next), nil
 }
 
-// The store's operations on analyses.
-
-// publishReport gives a completed analysis whose report was delayed its
-// report; long polls on it end.
-func (s *store) publishReport(id string) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	rec := s.st.analyses[id]
-	if rec == nil || rec.a.Status != profilesvc.AnalysisCompleted || rec.a.PrimaryReportID != nil {
-		return
-	}
-	s.st.publishReport(rec)
-	rec.notify()
-}
-
-func (s *store) startAnalysis(spec analysisSpec) (string, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	rec, e := s.st.startAnalysis(spec)
-	if e != nil {
-		return "", e
-	}
-	return rec.a.ID, nil
-}
-
-// analysisJSON returns an analysis's JSON.
-func (s *store) analysisJSON(id string) ([]byte, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	rec := s.st.analyses[id]
-	if rec == nil {
-		return nil, analysisNotFound(id)
-	}
-	return rec.encodedJSON(), nil
-}
-
-// pollState returns what a long poll needs: the analysis's JSON, whether
-// the poll ends, and the channel closed at its next change.
-func (s *store) pollState(id string) ([]byte, bool, <-chan struct{}, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	rec := s.st.analyses[id]
-	if rec == nil {
-		return nil, false, nil, analysisNotFound(id)
-	}
-	return rec.encodedJSON(), rec.done(), rec.changed, nil
-}
-
-// profileAnalysisIDs returns a profile's analyses, oldest first, with a
-// channel closed when the next analysis of the tenant starts.
-func (s *store) profileAnalysisIDs(profileID string) ([]string, <-chan struct{}) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	if s.st.started == nil {
-		s.st.started = make(chan struct{})
-	}
-	if p := s.st.profiles[profileID]; p != nil {
-		return slices.Clone(p.analysisIDs), s.st.started
-	}
-	return nil, s.st.started
-}
-
-func (s *store) process(id string) *apiError {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	return s.st.process(id)
-}
-
-// runInput returns the input of a running analysis about to be finished,
-// with its own copies of the maps an analyzer might change, and the
-// state's epoch, for finish.
-func (s *store) runInput(id string) (AnalysisInput, int64, *apiError) {
-	s.tenantMu.Lock()
-	rec := s.st.analyses[id]
-	epoch := s.st.epoch
-	if rec == nil {
-		s.tenantMu.Unlock()
-		return AnalysisInput{}, 0, analysisNotFound(id)
-	}
-	if rec.a.Status.IsTerminal() {
-		status := rec.a.Status
-		s.tenantMu.Unlock()
-		return AnalysisInput{}, 0, errorf(http.StatusConflict, codeAnalysisFinished, "analysis %q has already %s", id, status)
-	}
-	in := rec.input
-	s.tenantMu.Unlock()
-	in.AnalysisID = id
-	in.Workflow = in.Workflow.Clone()
-	in.Profile.Metadata = cloneMap(in.Profile.Metadata)
-	in.Options, in.ClientMetadata = cloneMap(in.Options), cloneMap(in.ClientMetadata)
-	in.Items = slices.Clone(in.Items)
-	for i := range in.Items {
-		in.Items[i].Metadata = cloneMap(in.Items[i].Metadata)
-	}
-	return in, epoch, nil
-}
-
-// finish ends a run that runInput began in epoch: a run begun before a
-// Restore or a Reset leaves the state they put in place as it is.
-func (s *store) finish(id string, epoch int64, in AnalysisInput, res AnalysisResult, runErr error) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	if s.st.epoch == epoch {
-		s.st.finish(id, in, res, runErr)
-	}
-}
-
-func (s *store) deleteAnalysis(id string) *apiError {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	rec := s.st.analyses[id]
-	if rec == nil {
-		return analysisNotFound(id)
-	}
-	s.st.deleteAnalysis(rec)
-	return nil
-}
-
-func (s *store) listAnalyses(profileID string, q listQuery, encode func(cursor) string) (pageBody[json.RawMessage], *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	return s.st.listAnalyses(profileID, q, encode)
-}
-
 // setVerification records a person's verdict on an analysis.
-func (s *store) setVerification(id string, vs profilesvc.VerificationStatus) *apiError {
+func (st *state) setVerification(id string, vs profilesvc.VerificationStatus) *apiError {
 	switch vs {
 	case profilesvc.VerificationPendingReview, profilesvc.VerificationApproved, profilesvc.VerificationRejected:
 	default:
 		return validation("field \"verificationStatus\" must be pending_review, approved or rejected, not %q", vs)
 	}
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	rec := s.st.analyses[id]
+	rec := st.analyses[id]
 	if rec == nil {
 		return analysisNotFound(id)
 	}
@@ -412,49 +299,111 @@ func (s *store) setVerification(id string, vs profilesvc.VerificationStatus) *ap
 }
 
 // reportInput returns what the report of a completed analysis is made
-// from, as it stands now, and the variant's PDF if one has been rendered
+// from, as it stands now, with the variant's PDF if one has been rendered
 // of it as it stands: a report kept from before a change (a verdict, a
 // rename of the profile) is not served.
-func (s *store) reportInput(id string, v reportVariant) (reportSource, []byte, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	rec := s.st.analyses[id]
+func (st *state) reportInput(id string, v reportVariant) (reportSource, *apiError) {
+	rec := st.analyses[id]
 	if rec == nil {
-		return reportSource{}, nil, analysisNotFound(id)
+		return reportSource{}, analysisNotFound(id)
 	}
 	if rec.a.Status != profilesvc.AnalysisCompleted {
-		return reportSource{}, nil, errorf(http.StatusBadRequest, profilesvc.CodeReportNotAvailable,
+		return reportSource{}, errorf(http.StatusBadRequest, profilesvc.CodeReportNotAvailable,
 			"analysis %q is %s: its report is available once it has completed", id, rec.a.Status)
 	}
 	if rec.a.PrimaryReportID == nil {
-		return reportSource{}, nil, errorf(http.StatusBadRequest, profilesvc.CodeReportNotAvailable,
+		return reportSource{}, errorf(http.StatusBadRequest, profilesvc.CodeReportNotAvailable,
 			"analysis %q has completed, and its report is being generated", id)
 	}
 	src := reportSource{analysis: rec.a, workflowID: rec.input.Workflow.ID, workflowName: rec.input.Workflow.Name,
-		profileName: rec.input.Profile.Name, version: reportVersion{epoch: s.st.epoch, analysis: rec.version},
+		profileName: rec.input.Profile.Name, version: reportVersion{epoch: st.epoch, analysis: rec.version},
 		items: rec.input.Items, facts: rec.facts}
-	if p := s.st.profiles[rec.a.ProfileID]; p != nil {
+	if p := st.profiles[rec.a.ProfileID]; p != nil {
 		src.profileName, src.version.profile = p.name, p.version
 	}
 	if kept, ok := rec.reports[v]; ok && kept.version == src.version {
-		return src, kept.pdf, nil
+		src.kept = kept.pdf
 	}
-	return src, nil, nil
+	return src, nil
 }
 
 // keepReport keeps a variant's PDF with its analysis, if the analysis and
 // its profile are still as it shows them.
-func (s *store) keepReport(id string, v reportVariant, version reportVersion, pdf []byte) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	rec := s.st.analyses[id]
-	if rec == nil || rec.reports == nil || s.st.epoch != version.epoch || rec.version != version.analysis {
+func (st *state) keepReport(id string, v reportVariant, version reportVersion, pdf []byte) {
+	rec := st.analyses[id]
+	if rec == nil || rec.reports == nil || st.epoch != version.epoch || rec.version != version.analysis {
 		return
 	}
-	if p := s.st.profiles[rec.a.ProfileID]; p == nil || p.version != version.profile {
+	if p := st.profiles[rec.a.ProfileID]; p == nil || p.version != version.profile {
 		return
 	}
 	rec.reports[v] = renderedReport{version: version, pdf: pdf}
+}
+
+// The store's operations on analyses that several callers share, or
+// that work outside the lock.
+
+// analysisJSON returns an analysis's JSON.
+func (s *store) analysisJSON(id string) ([]byte, *apiError) {
+	return withLock(s, func(st *state) ([]byte, *apiError) {
+		rec := st.analyses[id]
+		if rec == nil {
+			return nil, analysisNotFound(id)
+		}
+		return rec.encodedJSON(), nil
+	})
+}
+
+// profileAnalysisIDs returns a profile's analyses, oldest first, with a
+// channel closed when the next analysis of the tenant starts.
+func (s *store) profileAnalysisIDs(profileID string) ([]string, <-chan struct{}) {
+	type found struct {
+		ids     []string
+		started <-chan struct{}
+	}
+	f, _ := withLock(s, func(st *state) (found, *apiError) {
+		if st.started == nil {
+			st.started = make(chan struct{})
+		}
+		if p := st.profiles[profileID]; p != nil {
+			return found{slices.Clone(p.analysisIDs), st.started}, nil
+		}
+		return found{nil, st.started}, nil
+	})
+	return f.ids, f.started
+}
+
+// runInput returns the input of a running analysis about to be finished,
+// with its own copies of the maps an analyzer might change, and the
+// state's epoch, for finish.
+func (s *store) runInput(id string) (AnalysisInput, int64, *apiError) {
+	type run struct {
+		in    AnalysisInput
+		epoch int64
+	}
+	r, e := withLock(s, func(st *state) (run, *apiError) {
+		rec := st.analyses[id]
+		if rec == nil {
+			return run{}, analysisNotFound(id)
+		}
+		if rec.a.Status.IsTerminal() {
+			return run{}, errorf(http.StatusConflict, codeAnalysisFinished, "analysis %q has already %s", id, rec.a.Status)
+		}
+		return run{rec.input, st.epoch}, nil
+	})
+	if e != nil {
+		return AnalysisInput{}, 0, e
+	}
+	in := r.in
+	in.AnalysisID = id
+	in.Workflow = in.Workflow.Clone()
+	in.Profile.Metadata = cloneMap(in.Profile.Metadata)
+	in.Options, in.ClientMetadata = cloneMap(in.Options), cloneMap(in.ClientMetadata)
+	in.Items = slices.Clone(in.Items)
+	for i := range in.Items {
+		in.Items[i].Metadata = cloneMap(in.Items[i].Metadata)
+	}
+	return in, r.epoch, nil
 }
 
 // reportSource is what a report is rendered from.
@@ -465,6 +414,9 @@ type reportSource struct {
 	version                  reportVersion
 	items                    []InputItem  // the analysed items, sharing their bytes
 	facts                    engine.Facts // the engine's, never changed once kept
+	// kept is the variant's PDF, if one was rendered of the analysis and
+	// its profile as they stand; nil when it is to be rendered.
+	kept []byte
 }
 
 func analysisNotFound(id string) *apiError {

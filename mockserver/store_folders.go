@@ -100,58 +100,31 @@ func (st *state) listFolders(profileID string, q listQuery, encode func(cursor) 
 	return newPage(items, next), nil
 }
 
-// The store's operations on folders.
+// The store's operations on folders that the test kit and a route share.
 
+// createFolder stores a new folder in a profile.
 func (s *store) createFolder(profileID, name string) (profilesvc.Folder, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	f, e := s.st.createFolder(profileID, name, "")
-	if e != nil {
-		return profilesvc.Folder{}, e
-	}
-	return folderView(f), nil
+	return withLock(s, func(st *state) (profilesvc.Folder, *apiError) {
+		f, e := st.createFolder(profileID, name, "")
+		if e != nil {
+			return profilesvc.Folder{}, e
+		}
+		return folderView(f), nil
+	})
 }
 
 // folder returns a folder with its items' summaries.
 func (s *store) folder(id string) (*profilesvc.Folder, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	f := s.st.folders[id]
-	if f == nil {
-		return nil, folderNotFound(id)
-	}
-	fw := s.st.folderWithItems(f)
-	out := fw.Folder
-	out.Items = fw.Items
-	return &out, nil
-}
-
-func (s *store) folderAnswer(id string) ([]byte, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	return s.st.folderAnswer(id)
-}
-
-func (s *store) renameFolder(id, name string) (profilesvc.Folder, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	f, e := s.st.renameFolder(id, name)
-	if e != nil {
-		return profilesvc.Folder{}, e
-	}
-	return folderView(f), nil
-}
-
-func (s *store) deleteFolder(id string) *apiError {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	return s.st.deleteFolder(id)
-}
-
-func (s *store) listFolders(profileID string, q listQuery, encode func(cursor) string) (pageBody[profilesvc.Folder], *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	return s.st.listFolders(profileID, q, encode)
+	return withLock(s, func(st *state) (*profilesvc.Folder, *apiError) {
+		f := st.folders[id]
+		if f == nil {
+			return nil, folderNotFound(id)
+		}
+		fw := st.folderWithItems(f)
+		out := fw.Folder
+		out.Items = fw.Items
+		return &out, nil
+	})
 }
 
 func folderNotFound(id string) *apiError {

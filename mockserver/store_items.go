@@ -202,70 +202,50 @@ func (st *state) deleteItem(id string) *apiError {
 	return nil
 }
 
-// The store's operations on items. Views name the item's artifacts under
-// base, the address the request reached the server at.
+// The store's operations on items that the test kit and a route share.
+// Views name the item's artifacts under base, the address the request
+// reached the server at.
 
+// addItem stores a prepared item in a folder.
 func (s *store) addItem(folderID string, spec *itemSpec, base string) (*profilesvc.Item, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	it, e := s.st.addItem(folderID, spec)
-	if e != nil {
-		return nil, e
-	}
-	return itemView(it, base), nil
+	return withLock(s, func(st *state) (*profilesvc.Item, *apiError) {
+		it, e := st.addItem(folderID, spec)
+		if e != nil {
+			return nil, e
+		}
+		return itemView(it, base), nil
+	})
 }
 
+// item returns an item in full.
 func (s *store) item(id, base string) (*profilesvc.Item, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	it := s.st.items[id]
-	if it == nil {
-		return nil, itemNotFound(id)
-	}
-	return itemView(it, base), nil
-}
-
-// itemType returns an item's type, which never changes, so that an update
-// of its content can be checked before the lock is taken again.
-func (s *store) itemType(id string) (profilesvc.ItemType, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	it := s.st.items[id]
-	if it == nil {
-		return "", itemNotFound(id)
-	}
-	return it.typ, nil
+	return withLock(s, func(st *state) (*profilesvc.Item, *apiError) {
+		it := st.items[id]
+		if it == nil {
+			return nil, itemNotFound(id)
+		}
+		return itemView(it, base), nil
+	})
 }
 
 // artifact returns an item's original bytes, or its text, with their
 // content type.
 func (s *store) artifact(id string, original bool) (string, []byte, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	it := s.st.items[id]
-	if it == nil {
-		return "", nil, itemNotFound(id)
+	type typed struct {
+		contentType string
+		data        []byte
 	}
-	if original {
-		return it.contentType, it.data, nil
-	}
-	return "text/plain; charset=utf-8", []byte(it.text), nil
-}
-
-func (s *store) updateItem(id string, u itemUpdate, base string) (*profilesvc.Item, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	it, e := s.st.updateItem(id, u)
-	if e != nil {
-		return nil, e
-	}
-	return itemView(it, base), nil
-}
-
-func (s *store) deleteItem(id string) *apiError {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	return s.st.deleteItem(id)
+	a, e := withLock(s, func(st *state) (typed, *apiError) {
+		it := st.items[id]
+		if it == nil {
+			return typed{}, itemNotFound(id)
+		}
+		if original {
+			return typed{it.contentType, it.data}, nil
+		}
+		return typed{"text/plain; charset=utf-8", []byte(it.text)}, nil
+	})
+	return a.contentType, a.data, e
 }
 
 // setItemStatus sets an item's status: anything but ACTIVE makes analyses
@@ -274,14 +254,14 @@ func (s *store) setItemStatus(id string, status profilesvc.ItemStatus, base stri
 	if why := badItemStatus(status); why != "" {
 		return nil, validation("field \"status\" %s", why)
 	}
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	it := s.st.items[id]
-	if it == nil {
-		return nil, itemNotFound(id)
-	}
-	it.status = status
-	return itemView(it, base), nil
+	return withLock(s, func(st *state) (*profilesvc.Item, *apiError) {
+		it := st.items[id]
+		if it == nil {
+			return nil, itemNotFound(id)
+		}
+		it.status = status
+		return itemView(it, base), nil
+	})
 }
 
 func itemNotFound(id string) *apiError {

@@ -1,8 +1,6 @@
 package mockserver
 
 import (
-	"cmp"
-	"maps"
 	"net/http"
 	"slices"
 
@@ -85,9 +83,7 @@ func (st *state) deleteProfile(id string) *apiError {
 		return profileNotFound(id)
 	}
 	for _, aid := range slices.Clone(p.analysisIDs) {
-		if a := st.analyses[aid]; a != nil {
-			st.deleteAnalysis(a)
-		}
+		_ = st.deleteAnalysis(aid) // an ID without its analysis: none to delete
 	}
 	for _, fid := range p.folderIDs {
 		if f := st.folders[fid]; f != nil {
@@ -119,70 +115,42 @@ func (st *state) listProfiles(workflowID string, q listQuery, encode func(cursor
 	return newPage(items, next), nil
 }
 
-// The store's operations on profiles.
+// The store's operations on profiles that the test kit and a route share.
 
+// createProfile stores a new profile and returns it with its default
+// folder.
 func (s *store) createProfile(spec profileSpec) (*profilesvc.Profile, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	p, e := s.st.createProfile(spec)
-	if e != nil {
-		return nil, e
-	}
-	return s.st.profileView(p, true), nil
+	return withLock(s, func(st *state) (*profilesvc.Profile, *apiError) {
+		p, e := st.createProfile(spec)
+		if e != nil {
+			return nil, e
+		}
+		return st.profileView(p, true), nil
+	})
 }
 
 // profile returns a profile; withFolders adds its folders' summaries.
 func (s *store) profile(id string, withFolders bool) (*profilesvc.Profile, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	p := s.st.profiles[id]
-	if p == nil {
-		return nil, profileNotFound(id)
-	}
-	return s.st.profileView(p, withFolders), nil
+	return withLock(s, func(st *state) (*profilesvc.Profile, *apiError) {
+		p := st.profiles[id]
+		if p == nil {
+			return nil, profileNotFound(id)
+		}
+		return st.profileView(p, withFolders), nil
+	})
 }
 
 // profiles returns every profile with its folders, oldest first.
 func (s *store) profiles() []*profilesvc.Profile {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	recs := slices.Collect(maps.Values(s.st.profiles))
-	slices.SortFunc(recs, func(a, b *profileRec) int { return cmp.Compare(a.seq, b.seq) })
-	out := make([]*profilesvc.Profile, len(recs))
-	for i, p := range recs {
-		out[i] = s.st.profileView(p, true)
-	}
+	out, _ := withLock(s, func(st *state) ([]*profilesvc.Profile, *apiError) {
+		recs := sortedRecords(st.profiles, func(p *profileRec) int64 { return p.seq })
+		out := make([]*profilesvc.Profile, len(recs))
+		for i, p := range recs {
+			out[i] = st.profileView(p, true)
+		}
+		return out, nil
+	})
 	return out
-}
-
-func (s *store) updateProfile(id string, u profileUpdate) (*profilesvc.Profile, *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	p, e := s.st.updateProfile(id, u)
-	if e != nil {
-		return nil, e
-	}
-	return s.st.profileView(p, false), nil
-}
-
-func (s *store) deleteProfile(id string) *apiError {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	return s.st.deleteProfile(id)
-}
-
-func (s *store) listProfiles(workflowID string, q listQuery, encode func(cursor) string) (pageBody[*profilesvc.Profile], *apiError) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	return s.st.listProfiles(workflowID, q, encode)
-}
-
-// profileExists reports whether a profile exists, for a handler that
-// reports an unknown profile before anything about its body.
-func (s *store) profileExists(id string) bool {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	return s.st.profiles[id] != nil
 }
 
 func profileNotFound(id string) *apiError {

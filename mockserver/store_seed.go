@@ -14,14 +14,14 @@ func (s *store) loadSeed(seed *Seed) error {
 	if err != nil {
 		return err
 	}
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	before := s.st.clone()
-	if err := s.st.loadSeed(seed, specs); err != nil {
-		s.st = before
-		return err
-	}
-	return nil
+	_ = s.do(func(st *state) *apiError {
+		before := st.clone()
+		if err = st.loadSeed(seed, specs); err != nil {
+			s.st = before // under the lock, which withLock holds
+		}
+		return nil
+	})
+	return err
 }
 
 // seedItemSpecs prepares every item of a seed, by profile, folder and

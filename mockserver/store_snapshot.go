@@ -16,9 +16,12 @@ import (
 
 // snapshot copies the records into a snapshot's form.
 func (s *store) snapshot() snapshotData {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	st := s.st
+	d, _ := withLock(s, copyRecords)
+	return d
+}
+
+// copyRecords copies the state's records into a snapshot's form.
+func copyRecords(st *state) (snapshotData, *apiError) {
 	d := snapshotData{Version: snapshotVersion, Taken: st.now(), Seq: st.seq}
 	for _, id := range st.flowOrder {
 		d.Workflows = append(d.Workflows, *st.workflows[id])
@@ -49,7 +52,7 @@ func (s *store) snapshot() snapshotData {
 		d.Analyses = append(d.Analyses, snapshotAnalysis{Analysis: raw, Seq: rec.seq, Input: in,
 			DurationMs: rec.duration.Milliseconds(), Stuck: rec.stuck, ReportDelay: rec.reportDelay.Milliseconds(), Facts: rec.facts})
 	}
-	return d
+	return d, nil
 }
 
 // sortedRecords returns a map's records in creation order.
@@ -73,31 +76,32 @@ func (s *store) restore(d snapshotData, moveIDs, schemaCheck bool) error {
 		return err
 	}
 	st := stateOfSnapshot(d, analyses)
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	// The old analyses' runs stop, their long polls wake to look again,
-	// and so do the waits for a profile's first analysis, which then
-	// look in st.
-	for _, rec := range s.st.analyses {
-		rec.stopRun()
-		rec.notify()
-	}
-	if s.st.started != nil {
-		close(s.st.started)
-	}
-	st.ids, st.clock, st.run = s.st.ids, s.st.clock, s.st.run
-	st.epoch = s.st.epoch + 1
-	if moveIDs {
-		st.ids.moveOn(d.digest())
-	}
-	s.st = st
-	for _, rec := range st.analyses {
-		if !rec.a.Status.IsTerminal() {
-			rec.timers = st.run.arm(rec)
-		} else if rec.a.Status == profilesvc.AnalysisCompleted && rec.a.PrimaryReportID == nil {
-			rec.timers = []func() bool{st.run.armReport(rec)}
+	_ = s.do(func(old *state) *apiError {
+		// The old analyses' runs stop, their long polls wake to look
+		// again, and so do the waits for a profile's first analysis,
+		// which then look in st.
+		for _, rec := range old.analyses {
+			rec.stopRun()
+			rec.notify()
 		}
-	}
+		if old.started != nil {
+			close(old.started)
+		}
+		st.ids, st.clock, st.run = old.ids, old.clock, old.run
+		st.epoch = old.epoch + 1
+		if moveIDs {
+			st.ids.moveOn(d.digest())
+		}
+		s.st = st // under the lock, which withLock holds
+		for _, rec := range st.analyses {
+			if !rec.a.Status.IsTerminal() {
+				rec.timers = st.run.arm(rec)
+			} else if rec.a.Status == profilesvc.AnalysisCompleted && rec.a.PrimaryReportID == nil {
+				rec.timers = []func() bool{st.run.armReport(rec)}
+			}
+		}
+		return nil
+	})
 	return nil
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/profilesvc/profilesvc-go"
 )
 
 // mapID is the identity of a map: equal for two values that share one.
@@ -30,7 +32,9 @@ func TestStoreSharesRecordsWithItsViews(t *testing.T) {
 	require.Nil(t, e)
 	assert.Equal(t, mapID(stored), mapID(got.Metadata), "a profile view copies the metadata")
 	q := listQuery{sort: "createdAt", order: "desc", limit: 10}
-	page, e := srv.store.listProfiles(DefaultWorkflowID, q, srv.encodeCursor)
+	page, e := withLock(srv.store, func(st *state) (pageBody[*profilesvc.Profile], *apiError) {
+		return st.listProfiles(DefaultWorkflowID, q, srv.encodeCursor)
+	})
 	require.Nil(t, e)
 	require.Len(t, page.Items, 1)
 	assert.Equal(t, mapID(stored), mapID(page.Items[0].Metadata), "a listing copies the metadata")
@@ -38,7 +42,10 @@ func TestStoreSharesRecordsWithItsViews(t *testing.T) {
 	// An update replaces the map; the old one, which a view may still be
 	// encoding, is left as it was.
 	replaced := map[string]any{"blob": "small"}
-	_, e = srv.store.updateProfile(p.ID, profileUpdate{metadata: &replaced})
+	e = srv.store.do(func(st *state) *apiError {
+		_, e := st.updateProfile(p.ID, profileUpdate{metadata: &replaced})
+		return e
+	})
 	require.Nil(t, e)
 	assert.Equal(t, strings.Repeat("m", 1<<20), got.Metadata["blob"], "the map an earlier view holds changed")
 
@@ -51,7 +58,10 @@ func TestStoreSharesRecordsWithItsViews(t *testing.T) {
 
 	it, err := srv.AddTextItem(p.Folders[0].ID, "note", "text")
 	require.NoError(t, err)
-	_, e = srv.store.updateItem(it.ID, itemUpdate{metadata: map[string]any{"k": "v"}}, "")
+	e = srv.store.do(func(st *state) *apiError {
+		_, e := st.updateItem(it.ID, itemUpdate{metadata: map[string]any{"k": "v"}})
+		return e
+	})
 	require.Nil(t, e)
 	view, _ := srv.Item(it.ID)
 	view.Metadata["k"] = "changed by the caller"

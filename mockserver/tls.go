@@ -14,19 +14,6 @@ import (
 	"time"
 )
 
-// WithTLS serves HTTPS, with a certificate for 127.0.0.1, ::1 and
-// localhost made at start, as httptest.NewTLSServer does: Client trusts
-// it, and Certificate returns it for other clients.
-func WithTLS() Option {
-	return func(c *config) { c.tls = true }
-}
-
-// WithTLSCertificate serves HTTPS with the given certificate and key, as
-// the binary's -tls-cert and -tls-key do.
-func WithTLSCertificate(cert tls.Certificate) Option {
-	return func(c *config) { c.tls, c.tlsCert = true, &cert }
-}
-
 // Certificate returns the certificate the server serves HTTPS with, or
 // nil for a server of plain HTTP.
 func (s *Server) Certificate() *x509.Certificate { return s.cert }

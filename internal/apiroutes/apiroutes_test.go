@@ -2,15 +2,23 @@ package apiroutes_test
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
+	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	profilesvc "github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/api"
 	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 )
 
@@ -190,4 +198,128 @@ func TestAllReturnsANewSlice(t *testing.T) {
 	if again[0].Path == "/changed" || again[0].Name == "Changed" {
 		t.Errorf("All() returned a slice shared with an earlier call: %+v", again[0])
 	}
+	for i, r := range first {
+		if len(r.Query) > 0 {
+			r.Query[0] = "changed"
+			assert.NotEqual(t, "changed", apiroutes.All()[i].Query[0], "%s: All() returned a Query shared with an earlier call", r.Name)
+		}
+	}
+}
+
+// queryConstants are the Query constants of the package, each once.
+var queryConstants = []string{
+	apiroutes.QueryLimit, apiroutes.QueryCursor, apiroutes.QuerySearch, apiroutes.QuerySort, apiroutes.QueryOrder,
+	apiroutes.QueryWaitForReport, apiroutes.QueryTimeoutSeconds,
+	apiroutes.QueryLocale, apiroutes.QueryIncludeRawData,
+}
+
+// loadDocument loads one of the OpenAPI documents of package api, its
+// references to the other resolved from memory.
+func loadDocument(t *testing.T, doc []byte, name string) *openapi3.T {
+	t.Helper()
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = true
+	loader.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
+		switch strings.TrimPrefix(u.Path, "./") {
+		case api.OpenAPIFile:
+			return api.OpenAPI(), nil
+		case api.MockControlFile:
+			return api.MockControl(), nil
+		}
+		return nil, fmt.Errorf("no document %s", u)
+	}
+	d, err := loader.LoadFromDataWithPath(doc, &url.URL{Path: name})
+	require.NoError(t, err, "loading %s", name)
+	return d
+}
+
+// documentQueries returns the query parameters of each operation of a
+// document, by "METHOD path", and each operation's ID by the same key.
+func documentQueries(d *openapi3.T) (queries map[string][]string, ids map[string]string) {
+	queries, ids = map[string][]string{}, map[string]string{}
+	for path, item := range d.Paths.Map() {
+		for method, op := range item.Operations() {
+			key := method + " " + path
+			ids[key] = op.OperationID
+			queries[key] = nil
+			for _, p := range append(slices.Clone(item.Parameters), op.Parameters...) {
+				if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
+					queries[key] = append(queries[key], p.Value.Name)
+				}
+			}
+		}
+	}
+	return queries, ids
+}
+
+// TestRouteQueriesAreTheDocuments checks each route's query parameters,
+// those of the service and the mock's own, against the operation's in
+// api/openapi.yaml or api/mock-control.yaml: the same names, each a Query
+// constant; and that every Query constant is some route's.
+func TestRouteQueriesAreTheDocuments(t *testing.T) {
+	queries, _ := documentQueries(loadDocument(t, api.OpenAPI(), api.OpenAPIFile))
+	control, _ := documentQueries(loadDocument(t, api.MockControl(), api.MockControlFile))
+	for k, v := range control {
+		queries[k] = v
+	}
+	used := map[string]bool{}
+	for _, r := range append(apiroutes.All(), apiroutes.Mock()...) {
+		key := r.Method + " " + r.Path
+		want, documented := queries[key]
+		if strings.HasPrefix(r.Path, "/storage/") {
+			require.False(t, documented, "%s: the storage of artifacts is in no document", key)
+		} else {
+			require.True(t, documented, "%s (%s) is an operation of the documents", key, r.Name)
+		}
+		assert.ElementsMatch(t, want, r.Query, "%s (%s): the query parameters of the document and of apiroutes", key, r.Name)
+		for _, q := range r.Query {
+			assert.Contains(t, queryConstants, q, "%s: query parameter %q is a Query constant", r.Name, q)
+			used[q] = true
+		}
+	}
+	for _, q := range queryConstants {
+		assert.True(t, used[q], "Query constant %q is no route's", q)
+	}
+}
+
+// TestMockRoutes checks the mock's own routes: each /_mock/ one is the
+// operation of api/mock-control.yaml its Name names, and every operation
+// of that document is one of them; the documents are served under the
+// names api gives them; no name is taken twice across All and Mock, and
+// Named finds each.
+func TestMockRoutes(t *testing.T) {
+	_, ids := documentQueries(loadDocument(t, api.MockControl(), api.MockControlFile))
+	mock := apiroutes.Mock()
+	var listed []string
+	for _, r := range mock {
+		key := r.Method + " " + r.Path
+		assert.False(t, r.Published, "%s: the mock's own route is not the service's", r.Name)
+		if !strings.HasPrefix(r.Path, "/_mock/") {
+			assert.True(t, strings.HasPrefix(r.Path, "/storage/items/"), "%s: %s is under /_mock/ or /storage/items/", r.Name, r.Path)
+			continue
+		}
+		listed = append(listed, key)
+		assert.Equal(t, ids[key], r.Name, "%s: Name is the operationId of api/mock-control.yaml", key)
+	}
+	assert.ElementsMatch(t, slices.Collect(maps.Keys(ids)), listed, "the /_mock/ routes of Mock and the operations of api/mock-control.yaml")
+
+	docs := map[string]string{"getServiceDocument": api.OpenAPIFile, "getControlDocument": api.MockControlFile}
+	for name, file := range docs {
+		r, ok := apiroutes.Named(name)
+		require.True(t, ok, name)
+		assert.Equal(t, "/_mock/"+file, r.Path, "%s is served as api names it", name)
+	}
+
+	seen := map[string]bool{}
+	for _, r := range append(apiroutes.All(), mock...) {
+		assert.False(t, seen[r.Name], "Name %q is taken twice", r.Name)
+		seen[r.Name] = true
+		got, ok := apiroutes.Named(r.Name)
+		require.True(t, ok, "Named(%q)", r.Name)
+		if diff := cmp.Diff(r, got); diff != "" {
+			t.Errorf("Named(%q) (-want +got):\n%s", r.Name, diff)
+		}
+	}
+	_, ok := apiroutes.Named("NoSuchRoute")
+	assert.False(t, ok, "Named finds a route of no name")
 }
