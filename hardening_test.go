@@ -163,6 +163,7 @@ func TestResponseSize_ReportsAreStreamedWithoutLimit(t *testing.T) {
 // the SDK gives: the error, an *APIError's fields, an *url.Error reached
 // with errors.As, and the log lines of the retries.
 func TestKeyNeverLeaks(t *testing.T) {
+	t.Parallel()
 	upper := strings.ToUpper(hostileKey)
 	split := "<p>" + hostileKey[:10] + "<b>" + hostileKey[10:] + "</b></p>"
 	tests := []struct {

@@ -472,6 +472,41 @@ func awaitDone(t *testing.T, done <-chan error, what string) error {
 	}
 }
 
+// ManualDeadlineContext is a context whose deadline the test reaches by
+// hand: Deadline reports a time, but Done closes only when Expire is
+// called, so that a test of what happens at a deadline waits for no
+// clock. It is exported for the package's external tests too.
+type ManualDeadlineContext struct {
+	context.Context
+	deadline time.Time
+	done     chan struct{}
+}
+
+// NewManualDeadlineContext returns a context of parent whose deadline
+// reads in from now, and that ends only when Expire is called.
+func NewManualDeadlineContext(parent context.Context, in time.Duration) *ManualDeadlineContext {
+	return &ManualDeadlineContext{Context: parent, deadline: time.Now().Add(in), done: make(chan struct{})}
+}
+
+// Deadline reports the deadline given to NewManualDeadlineContext.
+func (c *ManualDeadlineContext) Deadline() (time.Time, bool) { return c.deadline, true }
+
+// Done is closed by Expire.
+func (c *ManualDeadlineContext) Done() <-chan struct{} { return c.done }
+
+// Err is context.DeadlineExceeded once Expire was called, else nil.
+func (c *ManualDeadlineContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// Expire reaches the deadline.
+func (c *ManualDeadlineContext) Expire() { close(c.done) }
+
 // ---- Checks ----
 
 // assertLongPolls checks that every request was a long poll of
