@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -176,7 +177,7 @@ func TestE2EFullFlow(t *testing.T) {
 	select {
 	case res = <-waited:
 	case <-time.After(10 * time.Second):
-		t.Fatalf("WaitForAnalysis did not return after the analysis completed")
+		require.FailNow(t, "WaitForAnalysis did not return after the analysis completed")
 	}
 	require.NoError(t, res.err, "WaitForAnalysis")
 	a := res.a
@@ -455,7 +456,7 @@ func TestE2EWaitForAnalysisFailed(t *testing.T) {
 	go func() { held <- clock.BlockUntil(hctx, 1) }()
 	select {
 	case r := <-waited:
-		t.Fatalf("WaitForAnalysis returned before the analysis ended: %+v", r)
+		require.FailNow(t, fmt.Sprintf("WaitForAnalysis returned before the analysis ended: %+v", r))
 	case err := <-held:
 		require.NoError(t, err, "no long poll is held")
 	}
@@ -466,7 +467,7 @@ func TestE2EWaitForAnalysisFailed(t *testing.T) {
 	case <-time.After(time.Minute):
 		// Not a timing assertion: a bound far above any machine's, so
 		// that a poll still held fails here rather than hanging.
-		t.Fatalf("WaitForAnalysis did not return after the analysis failed")
+		require.FailNow(t, "WaitForAnalysis did not return after the analysis failed")
 	}
 	// It returned at once: the held poll woke on the failure, as the one
 	// poll the server answered shows, and its timeout never fired.
@@ -569,11 +570,11 @@ func TestE2EWaitForAnalysisReportsEveryStage(t *testing.T) {
 		case got := <-updates:
 			require.Equal(t, want, got, "OnUpdate")
 		case err := <-done:
-			t.Fatalf("WaitForAnalysis returned %v before OnUpdate(%s)", err, want)
+			require.FailNow(t, fmt.Sprintf("WaitForAnalysis returned %v before OnUpdate(%s)", err, want))
 		case <-time.After(time.Minute):
 			// Not a timing assertion: a bound far above any machine's, so
 			// that a poll still held fails here rather than hanging.
-			t.Fatalf("no OnUpdate(%s) within a minute: the long poll is still held", want)
+			require.FailNow(t, fmt.Sprintf("no OnUpdate(%s) within a minute: the long poll is still held", want))
 		}
 	}
 	// The run's two timers (processing at 3s, completed at 30s) and the

@@ -440,7 +440,7 @@ func awaitParked(t *testing.T, id, fn string) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("goroutine %s did not wait in %s within a minute", id, fn)
+			require.FailNow(t, fmt.Sprintf("goroutine %s did not wait in %s within a minute", id, fn))
 		}
 		runtime.Gosched()
 	}
@@ -454,7 +454,7 @@ func awaitSignal(t *testing.T, ch <-chan struct{}, what string) {
 	select {
 	case <-ch:
 	case <-time.After(time.Minute):
-		t.Fatalf("no %s within a minute", what)
+		require.FailNow(t, fmt.Sprintf("no %s within a minute", what))
 	}
 }
 
@@ -467,7 +467,7 @@ func awaitDone(t *testing.T, done <-chan error, what string) error {
 	case err := <-done:
 		return err
 	case <-time.After(time.Minute):
-		t.Fatalf("%s did not return within a minute", what)
+		require.FailNow(t, fmt.Sprintf("%s did not return within a minute", what))
 		return nil
 	}
 }
