@@ -98,6 +98,7 @@ func TestNewClient_MissingKeyOrURL(t *testing.T) {
 }
 
 func TestNewClient_BaseURLForms(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, profileJSON) })
 	tests := []struct {
 		suffix   string
@@ -167,6 +168,7 @@ func TestNewClient_BadBaseURL(t *testing.T) {
 }
 
 func TestNewClient_BadNumbers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		opt     Option
@@ -202,6 +204,7 @@ func TestNewClient_BadNumbers(t *testing.T) {
 }
 
 func TestNewClient_UserAgent(t *testing.T) {
+	t.Parallel()
 	sdkUA := "profilesvc-go/" + Version + " go/" + strings.TrimPrefix(runtime.Version(), "go")
 	tests := []struct {
 		name string
@@ -223,6 +226,7 @@ func TestNewClient_UserAgent(t *testing.T) {
 }
 
 func TestNewClient_WithHTTPClientTransport(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, profileJSON) })
 	counter := &countingTransport{base: http.DefaultTransport}
 	hc := &http.Client{Transport: counter, Timeout: 7 * time.Second}
@@ -271,6 +275,7 @@ func TestNewClient_WithHTTPClientTimeoutIsPerRequest(t *testing.T) {
 }
 
 func TestNewClient_RedirectToOtherHostNotFollowed(t *testing.T) {
+	t.Parallel()
 	other := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, profileJSON) })
 	tests := []struct {
 		name   string
@@ -300,6 +305,7 @@ func TestNewClient_RedirectToOtherHostNotFollowed(t *testing.T) {
 }
 
 func TestNewClient_RedirectOnSameHostFollowed(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/profiles/pf_old" {
 			http.Redirect(w, r, "/v1/profiles/pf_1", http.StatusFound)
@@ -317,6 +323,7 @@ func TestNewClient_RedirectOnSameHostFollowed(t *testing.T) {
 }
 
 func TestClient_APIKeyNeverLogged(t *testing.T) {
+	t.Parallel()
 	var flaky atomic.Int32
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -371,6 +378,7 @@ func TestClient_APIKeyNeverLogged(t *testing.T) {
 }
 
 func TestClient_APIKeyNeverLoggedWhenServerEchoesIt(t *testing.T) {
+	t.Parallel()
 	// A server (or a proxy) that repeats the key it got in its error
 	// message must not make the SDK's own log lines carry it.
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -385,6 +393,7 @@ func TestClient_APIKeyNeverLoggedWhenServerEchoesIt(t *testing.T) {
 }
 
 func TestClient_APIKeyNotInErrors(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/v1/profiles/pf_401":
@@ -618,6 +627,7 @@ func TestClient_RequestOptionsChangeOneCall(t *testing.T) {
 }
 
 func TestClient_InvalidIDSendsNothing(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) { respond(w, http.StatusOK, profileJSON) })
 	c := srv.client(t)
 	for _, id := range []string{"", ".", ".."} {
@@ -634,6 +644,7 @@ func TestClient_InvalidIDSendsNothing(t *testing.T) {
 // TestVersionIsSemantic checks that Version is a semantic version
 // (semver.org 2.0.0), as the User-Agent and the module's tags need.
 func TestVersionIsSemantic(t *testing.T) {
+	t.Parallel()
 	semver := regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 	assert.Regexp(t, semver, Version)
 }

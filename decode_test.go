@@ -58,6 +58,7 @@ func jsonArrayMember(t testing.TB, b []byte, key string) []json.RawMessage {
 }
 
 func TestDecodeGoldenFiles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		call func(ctx context.Context, c *Client) (any, error)
@@ -793,6 +794,7 @@ func wantAnalysisFailed(t *testing.T) any {
 }
 
 func TestExtractedDataAccessors(t *testing.T) {
+	t.Parallel()
 	d := analysisFromGolden(t, "analysis_completed.json").ExtractedData
 
 	t.Run("ReviewResult", func(t *testing.T) {
@@ -888,6 +890,7 @@ func TestExtractedDataAccessors(t *testing.T) {
 // (null), data without the common sub-objects ({}) and sub-objects that are
 // null all give zero values and no error.
 func TestExtractedDataAccessorsWithoutData(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		data ExtractedData
@@ -928,6 +931,7 @@ func TestExtractedDataAccessorsWithoutData(t *testing.T) {
 // TestExtractedDataAccessorErrors: a sub-object of the wrong shape is an
 // error naming it, not a silent zero value.
 func TestExtractedDataAccessorErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		data string
@@ -953,6 +957,7 @@ func TestExtractedDataAccessorErrors(t *testing.T) {
 }
 
 func TestCategoryJudgementsJSON(t *testing.T) {
+	t.Parallel()
 	const wire = `{
 		"income_check_result": "pass",
 		"income_check_reason": "Payslip and bank credit agree.",
@@ -987,6 +992,7 @@ func TestCategoryJudgementsJSON(t *testing.T) {
 }
 
 func TestDocumentValidationsJSON(t *testing.T) {
+	t.Parallel()
 	const wire = `{
 		"id_card_is_valid": true,
 		"id_card_is_valid_reason": "Photo and number match the registry.",
@@ -1010,6 +1016,7 @@ func TestDocumentValidationsJSON(t *testing.T) {
 }
 
 func TestAnalysisDecodeExtractedData(t *testing.T) {
+	t.Parallel()
 	// kycResult is what a caller would write for the workflow's schema.
 	type kycResult struct {
 		RequestID       string       `json:"request_id"`
@@ -1076,6 +1083,7 @@ func TestAnalysisDecodeExtractedData(t *testing.T) {
 }
 
 func TestAnalysisDecodeOutputSchema(t *testing.T) {
+	t.Parallel()
 	type property struct {
 		Type  any             `json:"type"`
 		Value json.RawMessage `json:"value"`
@@ -1120,6 +1128,7 @@ func TestAnalysisDecodeOutputSchema(t *testing.T) {
 }
 
 func TestItemContent(t *testing.T) {
+	t.Parallel()
 	type bankExport struct {
 		AccountNumber string `json:"accountNumber"`
 		Balance       int64  `json:"balance"`
@@ -1216,6 +1225,7 @@ func TestItemContent(t *testing.T) {
 }
 
 func TestAnalysisDone(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		status AnalysisStatus
@@ -1248,6 +1258,7 @@ func TestAnalysisDone(t *testing.T) {
 }
 
 func TestAnalysisStatusIsTerminal(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		status AnalysisStatus
 		want   bool
@@ -1270,6 +1281,7 @@ func TestAnalysisStatusIsTerminal(t *testing.T) {
 // TestDecodeUnknownFields: a field this version of the SDK does not know is
 // no error, and is kept in Raw.
 func TestDecodeUnknownFields(t *testing.T) {
+	t.Parallel()
 	const extra = `"futureField":{"tier":"gold","scores":[1,2]}`
 	tests := []struct {
 		name string

@@ -16,6 +16,7 @@ import (
 // TestEveryExportedNameIsDocumented checks that every package of the module
 // has a package comment and every exported name a doc comment.
 func TestEveryExportedNameIsDocumented(t *testing.T) {
+	t.Parallel()
 	fset := token.NewFileSet()
 	pkgDoc := map[string]bool{} // directory -> has a package comment
 	var missing []string

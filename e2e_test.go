@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -27,6 +28,7 @@ import (
 )
 
 func TestE2EFullFlow(t *testing.T) {
+	t.Parallel()
 	clock := newFakeClock()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
 	c := srv.Client(profilesvc.WithRetryWait(5*time.Millisecond, 50*time.Millisecond))
@@ -175,7 +177,7 @@ func TestE2EFullFlow(t *testing.T) {
 	select {
 	case res = <-waited:
 	case <-time.After(10 * time.Second):
-		t.Fatalf("WaitForAnalysis did not return after the analysis completed")
+		require.FailNow(t, "WaitForAnalysis did not return after the analysis completed")
 	}
 	require.NoError(t, res.err, "WaitForAnalysis")
 	a := res.a
@@ -296,6 +298,7 @@ func TestE2EFullFlow(t *testing.T) {
 }
 
 func TestE2ETypedErrors(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
 	c := srv.Client(profilesvc.WithMaxRetries(0))
 	ctx := t.Context()
@@ -426,6 +429,7 @@ func TestE2ETypedErrors(t *testing.T) {
 }
 
 func TestE2EWaitForAnalysisFailed(t *testing.T) {
+	t.Parallel()
 	// The clock never moves: a long poll can end only by the analysis's
 	// end, never by its timeout.
 	clock := newFakeClock()
@@ -452,7 +456,7 @@ func TestE2EWaitForAnalysisFailed(t *testing.T) {
 	go func() { held <- clock.BlockUntil(hctx, 1) }()
 	select {
 	case r := <-waited:
-		t.Fatalf("WaitForAnalysis returned before the analysis ended: %+v", r)
+		require.FailNow(t, fmt.Sprintf("WaitForAnalysis returned before the analysis ended: %+v", r))
 	case err := <-held:
 		require.NoError(t, err, "no long poll is held")
 	}
@@ -463,7 +467,7 @@ func TestE2EWaitForAnalysisFailed(t *testing.T) {
 	case <-time.After(time.Minute):
 		// Not a timing assertion: a bound far above any machine's, so
 		// that a poll still held fails here rather than hanging.
-		t.Fatalf("WaitForAnalysis did not return after the analysis failed")
+		require.FailNow(t, "WaitForAnalysis did not return after the analysis failed")
 	}
 	// It returned at once: the held poll woke on the failure, as the one
 	// poll the server answered shows, and its timeout never fired.
@@ -491,42 +495,18 @@ func TestE2EWaitForAnalysisFailed(t *testing.T) {
 	assert.NoError(t, err, "StartAnalysis after a failure")
 }
 
-// manualDeadlineCtx is a context whose deadline the test reaches by hand:
-// Deadline reports a time, but Done closes only when expire is called, so
-// a test of what happens at a deadline waits for no clock.
-type manualDeadlineCtx struct {
-	context.Context
-	deadline time.Time
-	done     chan struct{}
-}
-
-func newManualDeadlineCtx(parent context.Context, in time.Duration) *manualDeadlineCtx {
-	return &manualDeadlineCtx{Context: parent, deadline: time.Now().Add(in), done: make(chan struct{})}
-}
-
-func (c *manualDeadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
-func (c *manualDeadlineCtx) Done() <-chan struct{}       { return c.done }
-func (c *manualDeadlineCtx) Err() error {
-	select {
-	case <-c.done:
-		return context.DeadlineExceeded
-	default:
-		return nil
-	}
-}
-func (c *manualDeadlineCtx) expire() { close(c.done) }
-
 // TestE2EWaitForAnalysisDeadline checks that a context shorter than the
 // service's minimum hold still gets the analysis as it stands: the first
 // request is a plain read, so that at the deadline there is one to return.
 func TestE2EWaitForAnalysisDeadline(t *testing.T) {
+	t.Parallel()
 	clock := newFakeClock()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
 	c := srv.Client()
 	p, it := newProfileWithItem(t, c)
 	id, err := c.StartAnalysis(t.Context(), p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
 	require.NoError(t, err)
-	ctx := newManualDeadlineCtx(t.Context(), 5*time.Second)
+	ctx := profilesvc.NewManualDeadlineContext(t.Context(), 5*time.Second)
 	type result struct {
 		a   *profilesvc.Analysis
 		err error
@@ -539,7 +519,7 @@ func TestE2EWaitForAnalysisDeadline(t *testing.T) {
 	// The long poll after the plain read is held: its timeout is the only
 	// timer on the clock of a server of manual analyses.
 	awaitTimers(t, clock, 1)
-	ctx.expire()
+	ctx.Expire()
 	r := <-done
 	assert.ErrorIs(t, r.err, profilesvc.ErrWaitTimeout, "WaitForAnalysis")
 	assert.ErrorIs(t, r.err, context.DeadlineExceeded, "WaitForAnalysis")
@@ -566,6 +546,7 @@ func TestE2EWaitForAnalysisDeadline(t *testing.T) {
 // holds a long poll until the report exists: with OnUpdate, each poll is
 // held 10 seconds at most, so the processing stage is seen when one ends.
 func TestE2EWaitForAnalysisReportsEveryStage(t *testing.T) {
+	t.Parallel()
 	clock := newFakeClock()
 	srv := mockserver.NewTest(t, mockserver.WithClock(clock), mockserver.WithAnalysisDuration(30*time.Second))
 	c := srv.Client()
@@ -589,11 +570,11 @@ func TestE2EWaitForAnalysisReportsEveryStage(t *testing.T) {
 		case got := <-updates:
 			require.Equal(t, want, got, "OnUpdate")
 		case err := <-done:
-			t.Fatalf("WaitForAnalysis returned %v before OnUpdate(%s)", err, want)
+			require.FailNow(t, fmt.Sprintf("WaitForAnalysis returned %v before OnUpdate(%s)", err, want))
 		case <-time.After(time.Minute):
 			// Not a timing assertion: a bound far above any machine's, so
 			// that a poll still held fails here rather than hanging.
-			t.Fatalf("no OnUpdate(%s) within a minute: the long poll is still held", want)
+			require.FailNow(t, fmt.Sprintf("no OnUpdate(%s) within a minute: the long poll is still held", want))
 		}
 	}
 	// The run's two timers (processing at 3s, completed at 30s) and the
@@ -619,6 +600,7 @@ func TestE2EWaitForAnalysisReportsEveryStage(t *testing.T) {
 }
 
 func TestE2ERetriesThroughFaults(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	newClient := func(srv *mockserver.Server, opts ...profilesvc.Option) *profilesvc.Client {
 		return srv.Client(append([]profilesvc.Option{profilesvc.WithRetryWait(5*time.Millisecond, 50*time.Millisecond)}, opts...)...)
@@ -720,6 +702,7 @@ func TestE2ERetriesThroughFaults(t *testing.T) {
 }
 
 func TestE2EUploadRetriedResendsWholeFile(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	c := srv.Client(profilesvc.WithRetryWait(5*time.Millisecond, 50*time.Millisecond))
 	ctx := t.Context()
@@ -757,6 +740,7 @@ func TestE2EUploadRetriedResendsWholeFile(t *testing.T) {
 // TestE2EConcurrentStarts races starts of one profile through the SDK:
 // exactly one wins, the others get ErrAnalysisInProgress.
 func TestE2EConcurrentStarts(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
 	// Without keep-alives: racing dials otherwise leave connections that
 	// never send a request, and the server's Close waits 5s for those (see
@@ -799,6 +783,7 @@ func TestE2EConcurrentStarts(t *testing.T) {
 // then closes the connection without its answer: the call returns the ID
 // of the analysis the mock did start, and no second analysis exists.
 func TestE2EStartAnalysisAfterALostAnswer(t *testing.T) {
+	t.Parallel()
 	mock, err := mockserver.NewHandler(mockserver.WithManualAnalyses())
 	require.NoError(t, err)
 	t.Cleanup(mock.Close)
@@ -844,6 +829,7 @@ func TestE2EStartAnalysisAfterALostAnswer(t *testing.T) {
 // TestE2EDefaultFolder finds the default folder of a profile read without
 // its folders, among folders of its own.
 func TestE2EDefaultFolder(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	c := srv.Client()
 	ctx := t.Context()
@@ -867,6 +853,7 @@ func TestE2EDefaultFolder(t *testing.T) {
 // TestE2ERequestID checks that the mock's request ID reaches the SDK's
 // error and names the request in the mock's record.
 func TestE2ERequestID(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	_, err := srv.Client().GetProfile(t.Context(), "pf_missing")
 	var apiErr *profilesvc.APIError

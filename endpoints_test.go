@@ -27,6 +27,7 @@ import (
 
 // TestProfileEndpoints calls each method of the client on profiles.
 func TestProfileEndpoints(t *testing.T) {
+	t.Parallel()
 	runEndpointCases(t, []endpointCase{
 		{
 			name:   "CreateProfile",
@@ -161,6 +162,7 @@ func TestProfileEndpoints(t *testing.T) {
 
 // TestFolderEndpoints calls each method of the client on folders.
 func TestFolderEndpoints(t *testing.T) {
+	t.Parallel()
 	runEndpointCases(t, []endpointCase{
 		{
 			name: "ListFoldersPage defaults",
@@ -252,6 +254,7 @@ func TestFolderEndpoints(t *testing.T) {
 // TestItemEndpoints calls each method of the client that makes, reads,
 // changes or deletes an item: text, JSON and uploaded files.
 func TestItemEndpoints(t *testing.T) {
+	t.Parallel()
 	pdf := []byte("%PDF-1.4 payslip")
 	png := []byte("\x89PNG\r\n\x1a\n scan")
 	pngPath := writeTempFile(t, "scan.png", png)
@@ -445,6 +448,7 @@ func TestItemEndpoints(t *testing.T) {
 
 // TestAnalysisEndpoints calls each method of the client on analyses.
 func TestAnalysisEndpoints(t *testing.T) {
+	t.Parallel()
 	runEndpointCases(t, []endpointCase{
 		{
 			name:   "StartAnalysis",
@@ -591,6 +595,7 @@ func TestAnalysisEndpoints(t *testing.T) {
 // TestReportEndpoints downloads the report of an analysis in each of its
 // variants.
 func TestReportEndpoints(t *testing.T) {
+	t.Parallel()
 	runEndpointCases(t, []endpointCase{
 		{
 			name:        "DownloadReport ko with raw data",
@@ -653,6 +658,7 @@ func TestReportEndpoints(t *testing.T) {
 // TestDoEndpoint sends requests with Do, the escape hatch: its path as
 // given, under the version root, with its query and body.
 func TestDoEndpoint(t *testing.T) {
+	t.Parallel()
 	runEndpointCases(t, []endpointCase{
 		{
 			name: "Do GET with query",
@@ -905,6 +911,7 @@ func answerAnyCall(w http.ResponseWriter, r *http.Request) {
 // it holds; an ID that no escaping can keep in its segment is refused
 // before anything is sent.
 func TestPathEscaping(t *testing.T) {
+	t.Parallel()
 	escaped := []struct {
 		name    string
 		id      string
@@ -1020,6 +1027,7 @@ type yielded struct {
 
 // TestIterators walks the listings across pages.
 func TestIterators(t *testing.T) {
+	t.Parallel()
 	threePages := map[string]pageSpec{
 		"":   {ids: []string{"e1", "e2"}, next: "c2"},
 		"c2": {ids: []string{"e3", "e4"}, next: "c3"},

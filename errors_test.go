@@ -18,6 +18,7 @@ import (
 )
 
 func TestAPIError_ErrorFormat(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  *APIError
@@ -52,6 +53,7 @@ func TestAPIError_ErrorFormat(t *testing.T) {
 }
 
 func TestAPIError_ErrorFormatEndToEnd(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		respondError(w, http.StatusConflict, CodeAnalysisInProgress, "an analysis is already running")
 	})
@@ -65,6 +67,7 @@ func TestAPIError_ErrorFormatEndToEnd(t *testing.T) {
 }
 
 func TestAPIError_IsSentinelOfEveryCode(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		code   string
 		status int
@@ -106,6 +109,7 @@ func TestAPIError_IsSentinelOfEveryCode(t *testing.T) {
 }
 
 func TestAPIError_SVCCodesEndToEnd(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		code     string
@@ -150,6 +154,7 @@ func TestAPIError_SVCCodesEndToEnd(t *testing.T) {
 }
 
 func TestAPIError_StatusFallback(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		status int
@@ -180,6 +185,7 @@ func TestAPIError_StatusFallback(t *testing.T) {
 }
 
 func TestAPIError_AsGivesDetails(t *testing.T) {
+	t.Parallel()
 	body := `{"error":{"code":"RATE_LIMITED","status":429,"message":"slow down"}}`
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Request-Id", "req_abc123")
@@ -209,6 +215,7 @@ func TestAPIError_AsGivesDetails(t *testing.T) {
 }
 
 func TestAPIError_MasksSecret(t *testing.T) {
+	t.Parallel()
 	const secret = "secret-key-123"
 	tests := []struct {
 		name        string
@@ -233,6 +240,7 @@ func TestAPIError_MasksSecret(t *testing.T) {
 }
 
 func TestAPIError_RequestIDCaseInsensitive(t *testing.T) {
+	t.Parallel()
 	h := http.Header{}
 	h.Set("x-request-id", "req_lower")
 	e := newAPIError(404, h, errorBody(CodeItemNotFound, 404, "gone"), nil)
@@ -240,6 +248,7 @@ func TestAPIError_RequestIDCaseInsensitive(t *testing.T) {
 }
 
 func TestAPIError_NonJSONBodies(t *testing.T) {
+	t.Parallel()
 	const html = `<html>
 <head><title>502 Bad Gateway</title></head>
 <body>
@@ -346,6 +355,7 @@ func TestAPIError_NonJSONBodies(t *testing.T) {
 }
 
 func TestAPIError_NonJSONBodiesEndToEnd(t *testing.T) {
+	t.Parallel()
 	const html = `<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>`
 	tests := []struct {
 		name        string
@@ -382,6 +392,7 @@ func TestAPIError_NonJSONBodiesEndToEnd(t *testing.T) {
 }
 
 func TestAPIError_BodyIsBounded(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 200<<10)
 	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
@@ -396,6 +407,7 @@ func TestAPIError_BodyIsBounded(t *testing.T) {
 }
 
 func TestAPIError_RetryAfterParsed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		value string
@@ -421,6 +433,7 @@ func TestAPIError_RetryAfterParsed(t *testing.T) {
 }
 
 func TestAnalysisFailedError(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  *AnalysisFailedError

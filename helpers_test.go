@@ -440,7 +440,7 @@ func awaitParked(t *testing.T, id, fn string) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("goroutine %s did not wait in %s within a minute", id, fn)
+			require.FailNow(t, fmt.Sprintf("goroutine %s did not wait in %s within a minute", id, fn))
 		}
 		runtime.Gosched()
 	}
@@ -454,7 +454,7 @@ func awaitSignal(t *testing.T, ch <-chan struct{}, what string) {
 	select {
 	case <-ch:
 	case <-time.After(time.Minute):
-		t.Fatalf("no %s within a minute", what)
+		require.FailNow(t, fmt.Sprintf("no %s within a minute", what))
 	}
 }
 
@@ -467,10 +467,45 @@ func awaitDone(t *testing.T, done <-chan error, what string) error {
 	case err := <-done:
 		return err
 	case <-time.After(time.Minute):
-		t.Fatalf("%s did not return within a minute", what)
+		require.FailNow(t, fmt.Sprintf("%s did not return within a minute", what))
 		return nil
 	}
 }
+
+// ManualDeadlineContext is a context whose deadline the test reaches by
+// hand: Deadline reports a time, but Done closes only when Expire is
+// called, so that a test of what happens at a deadline waits for no
+// clock. It is exported for the package's external tests too.
+type ManualDeadlineContext struct {
+	context.Context
+	deadline time.Time
+	done     chan struct{}
+}
+
+// NewManualDeadlineContext returns a context of parent whose deadline
+// reads in from now, and that ends only when Expire is called.
+func NewManualDeadlineContext(parent context.Context, in time.Duration) *ManualDeadlineContext {
+	return &ManualDeadlineContext{Context: parent, deadline: time.Now().Add(in), done: make(chan struct{})}
+}
+
+// Deadline reports the deadline given to NewManualDeadlineContext.
+func (c *ManualDeadlineContext) Deadline() (time.Time, bool) { return c.deadline, true }
+
+// Done is closed by Expire.
+func (c *ManualDeadlineContext) Done() <-chan struct{} { return c.done }
+
+// Err is context.DeadlineExceeded once Expire was called, else nil.
+func (c *ManualDeadlineContext) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// Expire reaches the deadline.
+func (c *ManualDeadlineContext) Expire() { close(c.done) }
 
 // ---- Checks ----
 

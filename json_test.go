@@ -12,6 +12,7 @@ import (
 // TestRawJSONPrintsAsText checks that printing a resource with %v or %+v
 // shows its raw JSON as text, never as a list of byte values.
 func TestRawJSONPrintsAsText(t *testing.T) {
+	t.Parallel()
 	var a Analysis
 	require.NoError(t, json.Unmarshal([]byte(`{"id":"analysis_1","status":"completed","extractedData":{"review_result":{"final_action":"approve"}},"outputSchema":{"type":"object"}}`), &a))
 	var p Profile

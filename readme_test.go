@@ -37,6 +37,7 @@ func markdownSection(t *testing.T, text, heading string) string {
 // written, against the mock, and checks that it ends with a completed
 // analysis and two PDF reports.
 func TestReadmeCurlWalkthrough(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"bash", "curl", "sed"} {
 		_, err := exec.LookPath(tool)
 		require.NoError(t, err, "the walk-through needs %s", tool)
@@ -152,6 +153,7 @@ var snippetImports = []struct{ path, use string }{
 // client, profileID and params in scope. Unused variables are allowed:
 // samples may leave a result for the reader.
 func TestReadmeGoCompiles(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("README.md")
 	require.NoError(t, err)
 	blocks := fencedBlocks(string(raw), "go")

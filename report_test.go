@@ -22,6 +22,7 @@ import (
 )
 
 func TestDownloadReport_Streams(t *testing.T) {
+	t.Parallel()
 	first := fakePDF(32 << 10)
 	second := bytes.Repeat([]byte("second chunk\n"), 4096)
 	release := make(chan struct{})
@@ -66,6 +67,7 @@ func TestDownloadReport_Streams(t *testing.T) {
 }
 
 func TestDownloadReport_Request(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		params    *ReportParams
@@ -94,6 +96,7 @@ func TestDownloadReport_Request(t *testing.T) {
 }
 
 func TestDownloadReport_Filename(t *testing.T) {
+	t.Parallel()
 	const id = "analysis_42"
 	fallback := "analysis_" + id + "_report.pdf"
 	tests := []struct {
@@ -128,6 +131,7 @@ func TestDownloadReport_Filename(t *testing.T) {
 }
 
 func TestDownloadReport_ContentTypeAndLength(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		contentType string
@@ -157,6 +161,7 @@ func TestDownloadReport_ContentTypeAndLength(t *testing.T) {
 }
 
 func TestDownloadReport_NotPDF(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		contentType string
@@ -194,6 +199,7 @@ func TestDownloadReport_NotPDF(t *testing.T) {
 }
 
 func TestDownloadReport_ErrorAnswers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		status    int
@@ -225,6 +231,7 @@ func TestDownloadReport_ErrorAnswers(t *testing.T) {
 }
 
 func TestReport_WriteTo(t *testing.T) {
+	t.Parallel()
 	t.Run("end to end", func(t *testing.T) {
 		pdf := fakePDF(200 << 10)
 		srv := pdfServer(t, pdf, `attachment; filename="analysis_1_report.pdf"`)
@@ -270,6 +277,7 @@ func processUmask(t *testing.T) os.FileMode {
 }
 
 func TestReport_SaveFile(t *testing.T) {
+	t.Parallel()
 	pdf := fakePDF(64 << 10)
 	newReport := func(r io.Reader) (*Report, *closeRecorder) {
 		body := &closeRecorder{Reader: r}
@@ -376,6 +384,7 @@ func TestReport_SaveFile(t *testing.T) {
 }
 
 func TestClient_SaveReport(t *testing.T) {
+	t.Parallel()
 	pdf := fakePDF(100 << 10)
 
 	t.Run("into a directory, every variant beside the others", func(t *testing.T) {

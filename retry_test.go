@@ -28,6 +28,7 @@ import (
 // ---- policy functions on their own ----
 
 func TestIsIdempotent(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		method string
 		want   bool
@@ -50,6 +51,7 @@ func TestIsIdempotent(t *testing.T) {
 }
 
 func TestRetryableStatus(t *testing.T) {
+	t.Parallel()
 	idempotent := map[int]bool{
 		200: false, 201: false, 204: false, 301: false,
 		400: false, 401: false, 403: false, 404: false, 409: false, 413: false, 422: false,
@@ -96,6 +98,7 @@ func realCertError(t *testing.T) error {
 }
 
 func TestRetryableError(t *testing.T) {
+	t.Parallel()
 	dial := &url.Error{Op: "Post", URL: "http://x/v1", Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
 	dns := &url.Error{Op: "Get", URL: "http://x/v1", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}}}
 	bareDNS := &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}
@@ -138,6 +141,7 @@ func TestRetryableError(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
+	t.Parallel()
 	const (
 		min = 100 * time.Millisecond
 		max = 10 * time.Second
@@ -216,6 +220,7 @@ func TestBackoff(t *testing.T) {
 }
 
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name   string
@@ -262,6 +267,7 @@ func TestParseRetryAfter(t *testing.T) {
 // ---- retry behaviour end to end ----
 
 func TestRetry_IdempotentRetriedThenSucceeds(t *testing.T) {
+	t.Parallel()
 	for _, call := range idempotentCalls {
 		for _, status := range []int{429, 500, 502, 503, 504} {
 			t.Run(call.name+"/"+strconv.Itoa(status), func(t *testing.T) {
@@ -282,6 +288,7 @@ func TestRetry_IdempotentRetriedThenSucceeds(t *testing.T) {
 }
 
 func TestRetry_IdempotentNotRetriedOnOtherStatuses(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{400, 401, 403, 404, 409, 422, 501} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
 			srv := newTestServer(t, answerStatus(status))
@@ -296,6 +303,7 @@ func TestRetry_IdempotentNotRetriedOnOtherStatuses(t *testing.T) {
 }
 
 func TestRetry_GivesUpWithLastAPIError(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name         string
 		opts         []Option
@@ -334,6 +342,7 @@ func TestRetry_GivesUpWithLastAPIError(t *testing.T) {
 }
 
 func TestRetry_MaxRetriesZeroSendsOnce(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
@@ -354,6 +363,7 @@ func TestRetry_MaxRetriesZeroSendsOnce(t *testing.T) {
 }
 
 func TestRetry_PostNotRetriedOnAmbiguousFailure(t *testing.T) {
+	t.Parallel()
 	for _, call := range postCalls {
 		for _, status := range []int{500, 502, 504} {
 			t.Run(call.name+"/"+strconv.Itoa(status), func(t *testing.T) {
@@ -389,6 +399,8 @@ func TestRetry_PostNotRetriedOnAmbiguousFailure(t *testing.T) {
 			assert.ErrorIs(t, err, ErrOutcomeUnknown)
 		})
 		t.Run(call.name+"/attempt timeout", func(t *testing.T) {
+			// Parallel: the attempts' limits are waited for.
+			t.Parallel()
 			arrived := make(chan struct{}, 4)
 			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
 				arrived <- struct{}{}
@@ -415,6 +427,7 @@ func TestRetry_PostNotRetriedOnAmbiguousFailure(t *testing.T) {
 }
 
 func TestRetry_PostRetriedOn429And503(t *testing.T) {
+	t.Parallel()
 	for _, call := range postCalls {
 		for _, status := range []int{429, 503} {
 			t.Run(call.name+"/"+strconv.Itoa(status), func(t *testing.T) {
@@ -434,6 +447,7 @@ func TestRetry_PostRetriedOn429And503(t *testing.T) {
 }
 
 func TestRetry_IdempotentRetriedOnDroppedConnection(t *testing.T) {
+	t.Parallel()
 	for _, call := range idempotentCalls {
 		t.Run(call.name, func(t *testing.T) {
 			srv := newTestServer(t, answerInTurn(dropConnection, dropConnection, answerOK))
@@ -444,6 +458,7 @@ func TestRetry_IdempotentRetriedOnDroppedConnection(t *testing.T) {
 }
 
 func TestRetry_ConnectionRefused(t *testing.T) {
+	t.Parallel()
 	calls := append(append([]sdkCall{}, postCalls...), idempotentCalls...)
 	for _, call := range calls {
 		t.Run(call.name, func(t *testing.T) {
@@ -477,6 +492,7 @@ func TestRetry_ConnectionRefused(t *testing.T) {
 }
 
 func TestRetry_UntrustedCertificateNotRetried(t *testing.T) {
+	t.Parallel()
 	srv := untrustedTLSServer(t)
 	counter := &countingTransport{base: http.DefaultTransport.(*http.Transport).Clone()}
 	c, err := NewClient(WithAPIKey(testAPIKey), WithBaseURL(srv.URL),
@@ -581,6 +597,7 @@ func TestRetry_RetryAfterHonoured(t *testing.T) {
 }
 
 func TestRetry_RetryAfterBeyondMaxWaitReturnsAtOnce(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		status     int
@@ -698,6 +715,7 @@ func TestRetry_CancelDuringBackoff(t *testing.T) {
 }
 
 func TestRetry_CancelledContextSendsNothing(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, answerOK)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -2,6 +2,7 @@ package profilesvc
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -16,6 +17,7 @@ import (
 )
 
 func TestWaitForAnalysis_PollTimeoutSeconds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		pollTimeout time.Duration
@@ -87,6 +89,7 @@ func TestWaitForAnalysis_PollTimeoutSeconds(t *testing.T) {
 }
 
 func TestWaitForAnalysis_NilOptions(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t, answerDone)
 	a, err := srv.client(t).WaitForAnalysis(context.Background(), "analysis_1", nil)
 	require.NoError(t, err)
@@ -158,6 +161,7 @@ func TestWaitForAnalysis_CompletedWithoutReportPollsAgain(t *testing.T) {
 }
 
 func TestWaitForAnalysis_Failed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		reason string
@@ -184,6 +188,7 @@ func TestWaitForAnalysis_Failed(t *testing.T) {
 }
 
 func TestWaitForAnalysis_EndsAtOnceOnPermanentErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		status   int
@@ -256,29 +261,50 @@ func TestWaitForAnalysis_RetriesTransientFailures(t *testing.T) {
 
 func TestWaitForAnalysis_DeadlineReturnsLastAnalysis(t *testing.T) {
 	t.Parallel()
-	// The deadlines leave a busy machine ample time for the answers that
-	// come at once. A client that did not give up at its deadline would
-	// see holdPoll answer processing after ten seconds, and return that as
-	// the last analysis.
+	// The deadline reads five seconds away, less than the service's
+	// minimum hold, and is reached by hand once the server has received
+	// the request the case names: by then the client has had every answer
+	// that came before it. A client that did not give up at its deadline
+	// would see holdPoll answer processing after ten seconds, and return
+	// that as the last analysis.
 	tests := []struct {
-		name       string
-		steps      []http.HandlerFunc
-		ctxTimeout time.Duration
-		wantLast   AnalysisStatus // "": no analysis seen
+		name     string
+		steps    []http.HandlerFunc
+		expireAt int32          // the request (from 1) whose arrival reaches the deadline
+		wantLast AnalysisStatus // "": no analysis seen
 	}{
-		{"server holds until the client gives up", []http.HandlerFunc{holdPoll}, 2 * time.Second, ""},
-		{"pending, then held", []http.HandlerFunc{answerPending, holdPoll}, 2 * time.Second, AnalysisPending},
-		{"keeps answering processing at once", []http.HandlerFunc{answerProcessing}, 2 * time.Second, AnalysisProcessing},
-		{"completed without report, then held", []http.HandlerFunc{answerAnalysis(AnalysisCompleted, "", ""), holdPoll}, 2 * time.Second, AnalysisCompleted},
-		{"keeps failing with 503", []http.HandlerFunc{answerProcessing, answerStatus(503)}, 2 * time.Second, AnalysisProcessing},
+		{"server holds until the client gives up", []http.HandlerFunc{holdPoll}, 1, ""},
+		{"pending, then held", []http.HandlerFunc{answerPending, holdPoll}, 2, AnalysisPending},
+		// The third request comes after a pause: the second, a long poll,
+		// was answered at once.
+		{"keeps answering processing at once", []http.HandlerFunc{answerProcessing}, 3, AnalysisProcessing},
+		{"completed without report, then held", []http.HandlerFunc{answerAnalysis(AnalysisCompleted, "", ""), holdPoll}, 2, AnalysisCompleted},
+		// The fourth request comes after two 503s.
+		{"keeps failing with 503", []http.HandlerFunc{answerProcessing, answerStatus(503)}, 4, AnalysisProcessing},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newTestServer(t, answerInTurn(tt.steps...))
-			ctx, cancel := context.WithTimeout(context.Background(), tt.ctxTimeout)
-			defer cancel()
-			a, err := srv.client(t).WaitForAnalysis(ctx, "analysis_1", nil)
+			var n atomic.Int32
+			arrived := make(chan struct{})
+			step := answerInTurn(tt.steps...)
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if n.Add(1) == tt.expireAt {
+					close(arrived)
+				}
+				step(w, r)
+			})
+			ctx := NewManualDeadlineContext(context.Background(), 5*time.Second)
+			c := srv.client(t)
+			var a *Analysis
+			_, done := inBackground(func() error {
+				var err error
+				a, err = c.WaitForAnalysis(ctx, "analysis_1", nil)
+				return err
+			})
+			awaitSignal(t, arrived, fmt.Sprintf("request %d", tt.expireAt))
+			ctx.Expire()
+			err := awaitDone(t, done, "WaitForAnalysis at its deadline")
 			require.Error(t, err)
 			assert.ErrorIs(t, err, ErrWaitTimeout)
 			assert.ErrorIs(t, err, context.DeadlineExceeded)
