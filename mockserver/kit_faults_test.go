@@ -1,11 +1,15 @@
 package mockserver_test
 
-// Injected faults: answers, delays, dropped connections, counts,
-// probabilities, and the list of faults.
+// Injected faults: answers, delays, dropped connections, answers cut or
+// trickled, counts, probabilities, and the list of faults.
 
 import (
+	"context"
 	"io"
+	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -205,4 +209,157 @@ func TestKitFaultInvalid(t *testing.T) {
 		})
 	}
 	assert.Empty(t, srv.Faults(), "refused faults were kept")
+}
+
+// injectVia injects a fault through the kit ("Go") or through POST
+// /_mock/faults ("HTTP", with j, the fault's JSON form, which the answer
+// must echo).
+func injectVia(t *testing.T, srv *mockserver.Server, via string, f mockserver.Fault, j map[string]any) {
+	t.Helper()
+	switch via {
+	case "Go":
+		_, err := srv.InjectFault(f)
+		require.NoError(t, err, "InjectFault(%+v)", f)
+	case "HTTP":
+		got := doJSON(t, srv, "POST", "/_mock/faults", j, http.StatusCreated)
+		for k, v := range j {
+			wantSameJSON(t, "the added fault's "+k, got[k], v)
+		}
+	default:
+		t.Fatalf("unknown way %q", via)
+	}
+}
+
+// advanceUntil moves the fake clock by step each time the server has a
+// timer armed on it, until done delivers: it returns what came and how
+// many steps it took. Between steps it waits for the timer (BlockUntil),
+// never for a fixed time.
+func advanceUntil[T any](t *testing.T, fc *mockserver.FakeClock, step time.Duration, done <-chan T) (T, int) {
+	t.Helper()
+	for steps := 0; ; steps++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+		armed := make(chan error, 1)
+		go func() { armed <- fc.BlockUntil(ctx, 1) }()
+		select {
+		case v := <-done:
+			cancel()
+			<-armed
+			return v, steps
+		case err := <-armed:
+			cancel()
+			require.NoError(t, err, "after %d steps, neither the answer nor a timer came", steps)
+			fc.Advance(step)
+		}
+	}
+}
+
+// ---------------------------------------------------------------------
+// Faults that cut or trickle an answer.
+
+func TestKitFaultTruncate(t *testing.T) {
+	for _, via := range []string{"Go", "HTTP"} {
+		t.Run(via, func(t *testing.T) {
+			t.Run("JSON answer", func(t *testing.T) {
+				srv := newServer(t)
+				p, _ := addProfile(t, srv.Tenant, "Cut")
+				injectVia(t, srv, via, mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", Truncate: 20},
+					map[string]any{"method": "GET", "path": "/v1/profiles/*", "truncate": 20})
+				_, err := newSDK(t, srv).GetProfile(t.Context(), p.ID)
+				require.Error(t, err, "GetProfile of a cut answer")
+
+				req, err := request{Method: "GET", Path: "/v1/profiles/" + p.ID}.build(srv)
+				require.NoError(t, err)
+				resp, err := newHTTPClient(t).Do(req)
+				require.NoError(t, err, "the headers of the cut answer")
+				defer resp.Body.Close()
+				body, err := io.ReadAll(resp.Body)
+				assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "reading the cut answer")
+				assert.Len(t, body, 20, "bytes of the cut answer")
+				assert.Greater(t, resp.ContentLength, int64(20), "Content-Length promises the whole answer")
+			})
+
+			t.Run("report", func(t *testing.T) {
+				srv := newServer(t, mockserver.WithManualAnalyses())
+				pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
+				id := startAnalysis(t, srv, pid, iid)
+				require.NoError(t, srv.CompleteAnalysis(id))
+				injectVia(t, srv, via, mockserver.Fault{Method: "GET", Path: "/v1/analyses/*/report", Truncate: 1000},
+					map[string]any{"method": "GET", "path": "/v1/analyses/*/report", "truncate": 1000})
+				c := newSDK(t, srv)
+				for _, tt := range []struct {
+					name string
+					save func(dir string) (string, error)
+				}{
+					{"Client.SaveReport into a directory", func(dir string) (string, error) { return c.SaveReport(t.Context(), id, dir, nil) }},
+					{"Client.SaveReport to a path", func(dir string) (string, error) {
+						return c.SaveReport(t.Context(), id, filepath.Join(dir, "report.pdf"), nil)
+					}},
+					{"Report.SaveFile into a directory", func(dir string) (string, error) {
+						rep, err := c.DownloadReport(t.Context(), id, nil)
+						require.NoError(t, err, "DownloadReport: the answer's start comes whole")
+						return rep.SaveFile(dir)
+					}},
+					{"Report.SaveFile to a path", func(dir string) (string, error) {
+						rep, err := c.DownloadReport(t.Context(), id, &profilesvc.ReportParams{Locale: profilesvc.LocaleKorean})
+						require.NoError(t, err, "DownloadReport: the answer's start comes whole")
+						return rep.SaveFile(filepath.Join(dir, "report.pdf"))
+					}},
+				} {
+					t.Run(tt.name, func(t *testing.T) {
+						dir := t.TempDir()
+						path, err := tt.save(dir)
+						require.Error(t, err, "saving a cut report gave %q", path)
+						assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "the error of a cut download")
+						entries, err := os.ReadDir(dir)
+						require.NoError(t, err)
+						var names []string
+						for _, e := range entries {
+							names = append(names, e.Name())
+						}
+						assert.Empty(t, names, "files left in the directory by a cut download")
+					})
+				}
+			})
+		})
+	}
+}
+
+func TestKitFaultBytesPerSecond(t *testing.T) {
+	const rate = 200                    // bytes a second: 20 bytes a step
+	const step = 100 * time.Millisecond // the fault's step on the clock
+	for _, via := range []string{"Go", "HTTP"} {
+		t.Run(via, func(t *testing.T) {
+			fc := mockserver.NewFakeClock(kitT0)
+			srv := newServer(t, mockserver.WithClock(fc))
+			p, _ := addProfile(t, srv.Tenant, "Trickled")
+			whole := do(t, srv, "GET", "/v1/profiles/"+p.ID, nil)
+			wantStatus(t, whole, 200)
+			injectVia(t, srv, via, mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", BytesPerSecond: rate},
+				map[string]any{"method": "GET", "path": "/v1/profiles/*", "bytesPerSecond": rate})
+
+			sent := goSend(t, srv, request{Method: "GET", Path: "/v1/profiles/" + p.ID})
+			got, steps := advanceUntil(t, fc, step, sent)
+			require.NoError(t, got.err, "the trickled answer")
+			wantStatus(t, got.resp, 200)
+			assert.Equal(t, string(whole.Body), string(got.resp.Body), "the trickled answer, against the same answer untouched")
+			chunk := rate * int(step) / int(time.Second)
+			want := int(math.Ceil(float64(len(whole.Body))/float64(chunk))) - 1
+			assert.Equal(t, want, steps, "steps of %v the clock took to send %d bytes at %d bytes a second: it must not come sooner", step, len(whole.Body), rate)
+			assert.Equal(t, kitT0.Add(time.Duration(steps)*step), fc.Now(), "the fake clock")
+		})
+	}
+
+	t.Run("through the SDK", func(t *testing.T) {
+		fc := mockserver.NewFakeClock(kitT0)
+		srv := newServer(t, mockserver.WithClock(fc))
+		p, _ := addProfile(t, srv.Tenant, "Trickled")
+		_, err := srv.InjectFault(mockserver.Fault{Method: "GET", Path: "/v1/profiles/*", BytesPerSecond: rate})
+		require.NoError(t, err)
+		c := newSDK(t, srv)
+		got, steps := advanceUntil(t, fc, step, goCall(func() (*profilesvc.Profile, error) { return c.GetProfile(context.Background(), p.ID) }))
+		require.NoError(t, got.err, "GetProfile of a trickled answer")
+		assert.Greater(t, steps, 1, "steps of the clock")
+		want, _ := srv.Profile(p.ID)
+		assert.True(t, got.v.ID == want.ID && got.v.Name == want.Name && got.v.CreatedAt.Equal(want.CreatedAt), "GetProfile = %+v", got.v)
+	})
 }
