@@ -1346,6 +1346,33 @@ func (wallClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, f).Stop
 }
 
+// gatedClock is the real clock whose timers, once they have run their
+// time, wait for release before they fire: a test looks at what a timer
+// is to change before it can have changed, without a fake clock.
+type gatedClock struct {
+	wallClock
+	gate chan struct{}
+	once sync.Once
+}
+
+// newGatedClock returns a gated clock that is released when the test
+// ends, should the test not release it.
+func newGatedClock(t testing.TB) *gatedClock {
+	c := &gatedClock{gate: make(chan struct{})}
+	t.Cleanup(c.release)
+	return c
+}
+
+func (c *gatedClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, func() {
+		<-c.gate
+		f()
+	}).Stop
+}
+
+// release lets the timers fire, now and from now on.
+func (c *gatedClock) release() { c.once.Do(func() { close(c.gate) }) }
+
 // risingClock is the real clock with no two readings alike: each is at
 // least a millisecond after the one before, the resolution of the mock's
 // timestamps, so that records made one after the other have distinct

@@ -20,6 +20,7 @@ import (
 )
 
 func TestKitAnalysisDurationFakeClock(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 	fc := mockserver.NewFakeClock(t0)
 	const d = 10 * time.Second
@@ -65,6 +66,7 @@ func TestKitAnalysisDurationFakeClock(t *testing.T) {
 }
 
 func TestKitAnalysisDurationRealClock(t *testing.T) {
+	t.Parallel()
 	t.Run("long poll wakes at completion", func(t *testing.T) {
 		const d = 200 * time.Millisecond
 		srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(d))
@@ -96,6 +98,7 @@ func TestKitAnalysisDurationRealClock(t *testing.T) {
 }
 
 func TestKitManualAnalyses(t *testing.T) {
+	t.Parallel()
 	fc := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	waits := make(chan struct{}, 8)
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(fc), mockserver.WithAnalysisDuration(time.Second),
@@ -182,6 +185,7 @@ func TestKitManualAnalyses(t *testing.T) {
 }
 
 func TestKitSetItemStatus(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
 	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
 
@@ -203,6 +207,7 @@ func TestKitSetItemStatus(t *testing.T) {
 }
 
 func TestKitSetVerificationStatus(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
 	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
 	id := startAnalysis(t, srv, pid, iid)
@@ -227,6 +232,7 @@ func TestKitSetVerificationStatus(t *testing.T) {
 // AwaitAnalysis.
 
 func TestKitAwaitAnalysis(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, mockserver.WithManualAnalyses())
 
 	t.Run("one started in the background", func(t *testing.T) {
@@ -270,6 +276,7 @@ func TestKitAwaitAnalysis(t *testing.T) {
 // server's state is restored: the analysis started afterwards must end the
 // wait, as it does across Reset.
 func TestKitAwaitAnalysisAcrossRestore(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, mockserver.WithManualAnalyses())
 	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
 	snap, err := srv.Snapshot()
@@ -290,6 +297,7 @@ func TestKitAwaitAnalysisAcrossRestore(t *testing.T) {
 // Scripted outcomes: mock:stuck, mock:report-delay, WithReportDelay.
 
 func TestKitScriptedStuck(t *testing.T) {
+	t.Parallel()
 	const d = 2 * time.Second
 	for _, tt := range []struct {
 		name   string
@@ -328,6 +336,7 @@ func TestKitScriptedStuck(t *testing.T) {
 }
 
 func TestKitReportDelay(t *testing.T) {
+	t.Parallel()
 	const d, delay = time.Second, 5 * time.Second
 	for _, tt := range []struct {
 		name   string
@@ -378,6 +387,7 @@ func ptrTo[T any](v T) *T { return &v }
 // NewTest's analysis duration.
 
 func TestKitNewTestAnalysisDuration(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name  string
 		start func(t *testing.T, fc *mockserver.FakeClock) *mockserver.Server

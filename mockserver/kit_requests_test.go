@@ -30,6 +30,7 @@ import (
 )
 
 func TestKitRequestRecord(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	c := srv.Client()
 	ctx := t.Context()
@@ -88,6 +89,7 @@ func TestKitRequestRecord(t *testing.T) {
 // client sent, and a retried upload's first attempt is exactly what such a
 // test checks.
 func TestKitRequestRecordBodyAsSent(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	p, _ := addProfile(t, srv.Tenant, "Body")
 	_, err := srv.InjectFault(mockserver.Fault{Method: "PATCH", Path: "/v1/profiles/*", Status: 503, Times: 1})
@@ -109,6 +111,7 @@ func TestKitRequestRecordBodyAsSent(t *testing.T) {
 }
 
 func TestKitRequestRecordTruncatesLongBodies(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	_, fid := addProfile(t, srv.Tenant, "Long")
 	long := strings.Repeat("x", 100<<10)
@@ -121,6 +124,7 @@ func TestKitRequestRecordTruncatesLongBodies(t *testing.T) {
 }
 
 func TestKitRequestRecordRing(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithRequestRecordSize(5))
 	for i := range 8 {
 		do(t, srv, "GET", fmt.Sprintf("/v1/profiles/pf_%d", i), nil)
@@ -150,6 +154,7 @@ func TestKitRequestRecordRing(t *testing.T) {
 // is answered into is empty, however the answer and the Reset interleave.
 // A request that arrives after the Reset is recorded as usual.
 func TestKitResetDropsRequestsUnderWay(t *testing.T) {
+	t.Parallel()
 	fc := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(fc))
 	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
@@ -173,6 +178,7 @@ func TestKitResetDropsRequestsUnderWay(t *testing.T) {
 // record, then lets the poll time out: it arrived before ClearRequests, so
 // it is not recorded when it is answered.
 func TestKitClearRequestsDropsRequestsUnderWay(t *testing.T) {
+	t.Parallel()
 	fc := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(fc))
 	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
@@ -230,6 +236,7 @@ func (r *recordedErrors) messages() string {
 // AwaitRequest.
 
 func TestKitAwaitRequest(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	p, _ := addProfile(t, srv.Tenant, "Jane Doe")
 	getProfile := mockserver.RequestMatch{Method: "GET", Path: "/v1/profiles/*"}
@@ -335,6 +342,7 @@ func recordMatchFixture(t *testing.T, srv *mockserver.Server) (ids []string, pro
 }
 
 func TestKitRequestsMatching(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ids, pid := recordMatchFixture(t, srv)
 	tests := []struct {
@@ -379,6 +387,7 @@ func TestKitRequestsMatching(t *testing.T) {
 // ("a route pattern on the path's unescaped segments ... an ID may be
 // given literally").
 func TestKitRequestMatchSlashInID(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ids, _ := recordMatchFixture(t, srv)
 	got := srv.RequestsMatching(mockserver.RequestMatch{Path: "/v1/profiles/" + "pf/x"})
@@ -388,6 +397,7 @@ func TestKitRequestMatchSlashInID(t *testing.T) {
 }
 
 func TestKitExpectRequests(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	ids, pid := recordMatchFixture(t, srv)
 	reqs := srv.Requests()
@@ -461,6 +471,7 @@ func TestKitExpectRequests(t *testing.T) {
 // Recorded bodies.
 
 func TestKitRecordedBodies(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	p, fid := addProfile(t, srv.Tenant, "Bodies")
 	const text = "name=Letters & <more>"
@@ -547,6 +558,7 @@ func TestKitRecordedBodies(t *testing.T) {
 // nothing escaped that the client did not escape; the kit's own copy
 // keeps the bytes exactly.
 func TestKitRecordedJSONBodyOverHTTP(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	for _, body := range []string{"{\n  \"name\": \"Jane Doe\"\n}", `{"name":"<b>Jane</b> & co"}`} {
 		srv.ClearRequests()

@@ -24,6 +24,7 @@ import (
 )
 
 func TestKitNew(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.New(openapiChecked(t))
 	defer srv.Close()
 
@@ -57,6 +58,7 @@ func TestKitNew(t *testing.T) {
 }
 
 func TestKitWithAPIKey(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithAPIKey("my-fixed-key"))
 	require.Equal(t, "my-fixed-key", srv.APIKey, "APIKey")
 	wantStatus(t, send(t, srv, request{Method: "GET", Path: "/_mock/workflows", Key: "my-fixed-key"}), 200)
@@ -67,6 +69,7 @@ func TestKitWithAPIKey(t *testing.T) {
 }
 
 func TestKitNewTestClosesAtCleanup(t *testing.T) {
+	t.Parallel()
 	var url string
 	t.Run("inner", func(t *testing.T) {
 		srv := mockserver.NewTest(t)
@@ -82,6 +85,7 @@ func TestKitNewTestClosesAtCleanup(t *testing.T) {
 }
 
 func TestKitStart(t *testing.T) {
+	t.Parallel()
 	srv, err := mockserver.Start("127.0.0.1:0", mockserver.WithAPIKey("k"))
 	require.NoError(t, err, "Start")
 	defer srv.Close()
@@ -129,6 +133,7 @@ func TestKitStart(t *testing.T) {
 }
 
 func TestKitNewHandler(t *testing.T) {
+	t.Parallel()
 	clock := newTimerClock(wallClock{})
 	srv, err := mockserver.NewHandler(mockserver.WithManualAnalyses(), mockserver.WithClock(clock), openapiChecked(t))
 	require.NoError(t, err, "NewHandler")
@@ -168,6 +173,7 @@ func TestKitNewHandler(t *testing.T) {
 }
 
 func TestKitClose(t *testing.T) {
+	t.Parallel()
 	t.Run("releases a long poll promptly", func(t *testing.T) {
 		// On a fake clock the poll's 300s never pass: only Close can end
 		// it, and a poll Close left to its grace period would be cut
@@ -262,6 +268,7 @@ func TestKitClose(t *testing.T) {
 // The public health route, TLS and CORS.
 
 func TestKitHealth(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	for _, key := range []string{noKey, "wrong-key", ""} {
 		r := send(t, srv, request{Method: "GET", Path: "/_mock/health", Key: key})
@@ -275,6 +282,7 @@ func TestKitHealth(t *testing.T) {
 }
 
 func TestKitWithTLS(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, mockserver.WithTLS())
 	require.True(t, strings.HasPrefix(srv.URL, "https://127.0.0.1:"), "URL %q: want https", srv.URL)
 	cert := srv.Certificate()
@@ -317,6 +325,7 @@ func TestKitWithTLS(t *testing.T) {
 }
 
 func TestKitCORS(t *testing.T) {
+	t.Parallel()
 	const app, other = "https://app.test", "https://evil.test"
 	allowed := newServer(t, mockserver.WithCORS(app))
 	anyOrigin := newServer(t, mockserver.WithCORS("*"))

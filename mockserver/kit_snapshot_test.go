@@ -96,6 +96,7 @@ func changeEverything(t *testing.T, srv *mockserver.Server, f snapshotFixture, r
 }
 
 func TestKitSnapshotRestore(t *testing.T) {
+	t.Parallel()
 	fc := mockserver.NewFakeClock(kitT0)
 	srv := newServer(t, mockserver.WithClock(fc), mockserver.WithAnalysisDuration(snapshotRunDuration))
 	f := buildSnapshotFixture(t, srv, fc)
@@ -155,6 +156,7 @@ func TestKitSnapshotRestore(t *testing.T) {
 // the restored analysis completes; one on an analysis it lacks answers
 // 404.
 func TestKitRestoreLongPolls(t *testing.T) {
+	t.Parallel()
 	fc := mockserver.NewFakeClock(kitT0)
 	srv := newServer(t, mockserver.WithClock(fc), mockserver.WithAnalysisDuration(snapshotRunDuration))
 	kept, _, keptItem := addProfileWithItem(t, srv.Tenant, "Jane Doe")
@@ -180,6 +182,7 @@ func TestKitRestoreLongPolls(t *testing.T) {
 }
 
 func TestKitSnapshotRestoreErrors(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	assert.Error(t, srv.Restore(nil), "Restore(nil)")
 	var s mockserver.Snapshot

@@ -39,6 +39,7 @@ var updateFixtures = flag.Bool("update", false, "rewrite internal/report/testdat
 // language, with or without raw data; likewise for a profile whose name
 // has characters the report's font lacks, and control characters.
 func TestPDFReportVariants(t *testing.T) {
+	t.Parallel()
 	queries := func(locales ...string) []string {
 		var out []string
 		for _, locale := range locales {
@@ -85,6 +86,7 @@ func reportFixtureFile(name string) string {
 // tests are the ones the engine makes today, as report.Data in JSON; with
 // -update, it rewrites them.
 func TestReportFixtures(t *testing.T) {
+	t.Parallel()
 	for _, fx := range []struct {
 		file string
 		data func(t *testing.T) report.Data
@@ -129,6 +131,7 @@ func TestReportFixtures(t *testing.T) {
 // the analysis: two servers with the same clock, ID seed and requests give
 // the same bytes (package report checks that rendering twice does too).
 func TestPDFReportByteIdentical(t *testing.T) {
+	t.Parallel()
 	a := newReportFixture(t, fixtureProfileName)
 	b := newReportFixture(t, fixtureProfileName)
 	require.True(t, a.id == b.id && a.profile.ID == b.profile.ID, "the two servers' IDs differ (%s/%s, %s/%s): WithIDSeed is not deterministic", a.id, b.id, a.profile.ID, b.profile.ID)
@@ -152,6 +155,7 @@ func TestPDFReportByteIdentical(t *testing.T) {
 // from the cache, that deleting the analysis deletes its reports, and that
 // an analysis that has not completed has none.
 func TestPDFReportCache(t *testing.T) {
+	t.Parallel()
 	t.Run("cached per variant, deleted with the analysis", func(t *testing.T) {
 		f := newReportFixture(t, fixtureProfileName)
 		cached := func() map[reportVariant][]byte {
@@ -240,6 +244,7 @@ func variantsOf(m map[reportVariant][]byte) []reportVariant {
 // shows the rest as given: an analyzer that runs the engine and changes
 // one finding, and one that writes its own result.
 func TestPDFReportOfAnotherAnalyzer(t *testing.T) {
+	t.Parallel()
 	const changed = "Checked by the test's own analyzer."
 	for _, tc := range []struct {
 		name     string
@@ -280,6 +285,7 @@ func TestPDFReportOfAnotherAnalyzer(t *testing.T) {
 // needs: a server restored from one, through its JSON, serves the same
 // bytes as the server it was taken from, in both languages.
 func TestPDFReportAfterRestore(t *testing.T) {
+	t.Parallel()
 	f := newReportFixture(t, fixtureProfileName)
 	snap, err := f.srv.Snapshot()
 	require.NoError(t, err, "Snapshot")

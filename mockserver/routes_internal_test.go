@@ -15,6 +15,7 @@ import (
 // api/openapi.yaml and every /_mock/ route (the public ones included) one
 // of api/mock-control.yaml, and every operation of either is a route.
 func TestRouteTableIsTheDocuments(t *testing.T) {
+	t.Parallel()
 	service, err := openapicheck.New()
 	require.NoError(t, err)
 	control, err := openapicheck.NewMockControl()
