@@ -50,14 +50,17 @@ func TestPDFReportVariants(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		name, profileName string
-		queries           []string
+		name    string
+		fixture func(t *testing.T) *reportFixture
+		queries []string
 	}{
-		{"default", fixtureProfileName, queries("en", "ko")},
-		{"characters the font lacks", "Zoë Müller-Núñez 김민수 😀 𠀀 م\x00\x07 end", []string{"locale=en&includeRawData=true", "locale=ko&includeRawData=true"}},
+		{"default", sharedReportFixture, queries("en", "ko")},
+		{"characters the font lacks", func(t *testing.T) *reportFixture {
+			return newReportFixture(t, "Zoë Müller-Núñez 김민수 😀 𠀀 م\x00\x07 end")
+		}, []string{"locale=en&includeRawData=true", "locale=ko&includeRawData=true"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newReportFixture(t, tc.profileName)
+			f := tc.fixture(t)
 			seen := map[string]string{}
 			for _, q := range tc.queries {
 				t.Run(q, func(t *testing.T) {
@@ -94,7 +97,7 @@ func TestReportFixtures(t *testing.T) {
 		// The analysis of a passport and a bank statement that the report
 		// tests here run, and most of package report's.
 		{"analysis.json", func(t *testing.T) report.Data {
-			return reportDataOf(t, newReportFixture(t, fixtureProfileName), "", false)
+			return reportDataOf(t, sharedReportFixture(t), "", false)
 		}},
 		// A typical analysis, for package report's benchmark: a passport,
 		// a bank statement and a utility bill.
@@ -130,9 +133,10 @@ func TestReportFixtures(t *testing.T) {
 // TestPDFReportByteIdentical checks that a report depends on nothing but
 // the analysis: two servers with the same clock, ID seed and requests give
 // the same bytes (package report checks that rendering twice does too).
+// One of the two is the shared fixture's.
 func TestPDFReportByteIdentical(t *testing.T) {
 	t.Parallel()
-	a := newReportFixture(t, fixtureProfileName)
+	a := sharedReportFixture(t)
 	b := newReportFixture(t, fixtureProfileName)
 	require.True(t, a.id == b.id && a.profile.ID == b.profile.ID, "the two servers' IDs differ (%s/%s, %s/%s): WithIDSeed is not deterministic", a.id, b.id, a.profile.ID, b.profile.ID)
 	seen := map[string]string{}
@@ -283,10 +287,11 @@ func TestPDFReportOfAnotherAnalyzer(t *testing.T) {
 
 // TestPDFReportAfterRestore checks that a snapshot keeps what a report
 // needs: a server restored from one, through its JSON, serves the same
-// bytes as the server it was taken from, in both languages.
+// bytes as the server it was taken from (the shared fixture's), in both
+// languages.
 func TestPDFReportAfterRestore(t *testing.T) {
 	t.Parallel()
-	f := newReportFixture(t, fixtureProfileName)
+	f := sharedReportFixture(t)
 	snap, err := f.srv.Snapshot()
 	require.NoError(t, err, "Snapshot")
 	encoded, err := json.Marshal(snap)
