@@ -366,219 +366,281 @@ type goldenCase struct {
 	report string
 }
 
-// goldenCases are the cases, by route.
-var goldenCases = []goldenCase{
-	// Profiles.
-	{name: "create-profile", req: func(s *goldenScene) request { return goldenCreateProfile }},
-	{name: "error-workflow-not-found", req: func(s *goldenScene) request {
-		return request{Method: "POST", Path: "/v1/workflows/wf_missing/profiles", JSON: map[string]any{"name": "X"}}
-	}},
-	{name: "error-profile-without-name", req: func(s *goldenScene) request {
-		return request{Method: "POST", Path: "/v1/workflows/wf_default/profiles", JSON: map[string]any{"description": "x"}}
-	}},
-	{name: "get-profile", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/profiles/" + s.profile()} }},
-	{name: "update-profile", req: func(s *goldenScene) request { s.profile(); return s.updateProfile() }},
-	{name: "error-profile-not-found", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/profiles/pf_missing"} }},
-	{name: "list-profiles", req: func(s *goldenScene) request {
-		s.updatedProfile()
-		return request{Method: "GET", Path: "/v1/workflows/wf_default/profiles?limit=5&sort=name&order=asc"}
-	}},
+// The cases of each route, a test each: the golden tests run in
+// parallel with the others, each case after the other.
+var (
+	// goldenProfiles are the cases of the profiles' routes.
+	goldenProfiles = []goldenCase{
+		{name: "create-profile", req: func(s *goldenScene) request { return goldenCreateProfile }},
+		{name: "error-workflow-not-found", req: func(s *goldenScene) request {
+			return request{Method: "POST", Path: "/v1/workflows/wf_missing/profiles", JSON: map[string]any{"name": "X"}}
+		}},
+		{name: "error-profile-without-name", req: func(s *goldenScene) request {
+			return request{Method: "POST", Path: "/v1/workflows/wf_default/profiles", JSON: map[string]any{"description": "x"}}
+		}},
+		{name: "get-profile", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/profiles/" + s.profile()} }},
+		{name: "update-profile", req: func(s *goldenScene) request { s.profile(); return s.updateProfile() }},
+		{name: "error-profile-not-found", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/profiles/pf_missing"} }},
+		{name: "list-profiles", req: func(s *goldenScene) request {
+			s.updatedProfile()
+			return request{Method: "GET", Path: "/v1/workflows/wf_default/profiles?limit=5&sort=name&order=asc"}
+		}},
+	}
 
-	// Folders.
-	{name: "create-folder", req: func(s *goldenScene) request { s.updatedProfile(); return s.createFolder("Statements") }},
-	{name: "create-folder-second", req: func(s *goldenScene) request {
-		s.updatedProfile()
-		s.build(s.createFolder("Statements"))
-		return s.createFolder("Bills")
-	}},
-	{name: "list-folders-page-1", req: func(s *goldenScene) request {
-		s.folders()
-		return request{Method: "GET", Path: "/v1/profiles/" + s.pid + "/folders?limit=2&sort=name&order=asc"}
-	}},
-	{name: "list-folders-page-2", req: func(s *goldenScene) request {
-		s.folders()
-		page := s.build(request{Method: "GET", Path: "/v1/profiles/" + s.pid + "/folders?limit=2&sort=name&order=asc"})
-		return request{Method: "GET", Path: "/v1/profiles/" + s.pid + "/folders?limit=2&cursor=" + goldenID(s.t, page, "nextCursor")}
-	}},
-	{name: "list-folders-search", req: func(s *goldenScene) request {
-		s.folders()
-		return request{Method: "GET", Path: "/v1/profiles/" + s.pid + "/folders?search=STATE"}
-	}},
-	{name: "error-list-folders-profile-not-found", req: func(s *goldenScene) request {
-		return request{Method: "GET", Path: "/v1/profiles/pf_missing/folders"}
-	}},
-	{name: "rename-folder", req: func(s *goldenScene) request { s.folders(); return s.renameFolder() }},
-	{name: "error-rename-default-folder", req: func(s *goldenScene) request {
-		s.profile()
-		return request{Method: "PATCH", Path: "/v1/folders/" + s.defaultFolder, JSON: map[string]any{"name": "mine"}}
-	}},
+	// goldenFolders are the cases of the folders' routes.
+	goldenFolders = []goldenCase{
+		{name: "create-folder", req: func(s *goldenScene) request { s.updatedProfile(); return s.createFolder("Statements") }},
+		{name: "create-folder-second", req: func(s *goldenScene) request {
+			s.updatedProfile()
+			s.build(s.createFolder("Statements"))
+			return s.createFolder("Bills")
+		}},
+		{name: "list-folders-page-1", req: func(s *goldenScene) request {
+			s.folders()
+			return request{Method: "GET", Path: "/v1/profiles/" + s.pid + "/folders?limit=2&sort=name&order=asc"}
+		}},
+		{name: "list-folders-page-2", req: func(s *goldenScene) request {
+			s.folders()
+			page := s.build(request{Method: "GET", Path: "/v1/profiles/" + s.pid + "/folders?limit=2&sort=name&order=asc"})
+			return request{Method: "GET", Path: "/v1/profiles/" + s.pid + "/folders?limit=2&cursor=" + goldenID(s.t, page, "nextCursor")}
+		}},
+		{name: "list-folders-search", req: func(s *goldenScene) request {
+			s.folders()
+			return request{Method: "GET", Path: "/v1/profiles/" + s.pid + "/folders?search=STATE"}
+		}},
+		{name: "error-list-folders-profile-not-found", req: func(s *goldenScene) request {
+			return request{Method: "GET", Path: "/v1/profiles/pf_missing/folders"}
+		}},
+		{name: "rename-folder", req: func(s *goldenScene) request { s.folders(); return s.renameFolder() }},
+		{name: "error-rename-default-folder", req: func(s *goldenScene) request {
+			s.profile()
+			return request{Method: "PATCH", Path: "/v1/folders/" + s.defaultFolder, JSON: map[string]any{"name": "mine"}}
+		}},
+	}
 
-	// Items.
-	{name: "upload-file", req: func(s *goldenScene) request { s.renamedFolder(); return s.uploadPassport() }},
-	{name: "create-text-item", req: func(s *goldenScene) request { s.renamedFolder(); return s.createStatement() }},
-	{name: "create-json-item", req: func(s *goldenScene) request { s.renamedFolder(); return s.createBill() }},
-	{name: "error-item-type-unknown", req: func(s *goldenScene) request {
-		s.renamedFolder()
-		return request{Method: "POST", Path: "/v1/folders/" + s.folder + "/items", JSON: map[string]any{"type": "video", "content": "x"}}
-	}},
-	{name: "get-folder", req: func(s *goldenScene) request {
-		s.items()
-		return request{Method: "GET", Path: "/v1/folders/" + s.folder}
-	}},
-	{name: "error-folder-not-found", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/folders/fld_missing"} }},
-	{name: "get-item", req: func(s *goldenScene) request {
-		s.items()
-		return request{Method: "GET", Path: "/v1/items/" + s.passport}
-	}},
-	{name: "update-item", req: func(s *goldenScene) request { s.items(); return s.updateItem() }},
-	{name: "error-update-file-content", req: func(s *goldenScene) request {
-		s.items()
-		return request{Method: "PATCH", Path: "/v1/items/" + s.passport, JSON: map[string]any{"content": "x"}}
-	}},
-	{name: "item-original", req: func(s *goldenScene) request {
-		s.items()
-		return request{Method: "GET", Path: "/storage/items/" + s.passport + "/original"}
-	}},
-	{name: "item-text", req: func(s *goldenScene) request {
-		s.items()
-		return request{Method: "GET", Path: "/storage/items/" + s.bill + "/text"}
-	}},
-	{name: "get-profile-with-items", req: func(s *goldenScene) request {
-		s.updatedItem()
-		return request{Method: "GET", Path: "/v1/profiles/" + s.pid}
-	}},
+	// goldenItems are the cases of the items' routes and the storage routes.
+	goldenItems = []goldenCase{
+		{name: "upload-file", req: func(s *goldenScene) request { s.renamedFolder(); return s.uploadPassport() }},
+		{name: "create-text-item", req: func(s *goldenScene) request { s.renamedFolder(); return s.createStatement() }},
+		{name: "create-json-item", req: func(s *goldenScene) request { s.renamedFolder(); return s.createBill() }},
+		{name: "error-item-type-unknown", req: func(s *goldenScene) request {
+			s.renamedFolder()
+			return request{Method: "POST", Path: "/v1/folders/" + s.folder + "/items", JSON: map[string]any{"type": "video", "content": "x"}}
+		}},
+		{name: "get-folder", req: func(s *goldenScene) request {
+			s.items()
+			return request{Method: "GET", Path: "/v1/folders/" + s.folder}
+		}},
+		{name: "error-folder-not-found", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/folders/fld_missing"} }},
+		{name: "get-item", req: func(s *goldenScene) request {
+			s.items()
+			return request{Method: "GET", Path: "/v1/items/" + s.passport}
+		}},
+		{name: "update-item", req: func(s *goldenScene) request { s.items(); return s.updateItem() }},
+		{name: "error-update-file-content", req: func(s *goldenScene) request {
+			s.items()
+			return request{Method: "PATCH", Path: "/v1/items/" + s.passport, JSON: map[string]any{"content": "x"}}
+		}},
+		{name: "item-original", req: func(s *goldenScene) request {
+			s.items()
+			return request{Method: "GET", Path: "/storage/items/" + s.passport + "/original"}
+		}},
+		{name: "item-text", req: func(s *goldenScene) request {
+			s.items()
+			return request{Method: "GET", Path: "/storage/items/" + s.bill + "/text"}
+		}},
+		{name: "get-profile-with-items", req: func(s *goldenScene) request {
+			s.updatedItem()
+			return request{Method: "GET", Path: "/v1/profiles/" + s.pid}
+		}},
+	}
 
-	// Analyses.
-	{name: "start-analysis", req: func(s *goldenScene) request {
-		s.updatedItem()
-		return s.startAnalysis(s.passport, s.statement, s.bill)
-	}},
-	{name: "error-analysis-in-progress", req: func(s *goldenScene) request {
-		s.analysis()
-		return s.startAnalysis(s.passport, s.statement, s.bill)
-	}},
-	{name: "get-analysis-pending", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/analyses/" + s.analysis()} }},
-	{name: "error-report-not-available", req: func(s *goldenScene) request {
-		return request{Method: "GET", Path: "/v1/analyses/" + s.analysis() + "/report"}
-	}},
-	{name: "control-process", req: func(s *goldenScene) request { s.analysis(); return s.control("process", nil) }},
-	{name: "control-complete", req: func(s *goldenScene) request {
-		s.analysis()
-		s.build(s.control("process", nil))
-		return s.control("complete", nil)
-	}},
-	{name: "get-analysis-completed", req: func(s *goldenScene) request {
-		return request{Method: "GET", Path: "/v1/analyses/" + s.completedAnalysis()}
-	}},
-	{name: "long-poll-completed", req: func(s *goldenScene) request {
-		return request{Method: "GET", Path: "/v1/analyses/" + s.completedAnalysis() + "?waitForReport=true&timeoutSeconds=10"}
-	}},
-	{name: "error-analysis-not-found", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/analyses/analysis_missing"} }},
-	{name: "list-analyses", req: func(s *goldenScene) request {
-		s.completedAnalysis()
-		return request{Method: "GET", Path: "/v1/profiles/" + s.pid + "/analyses"}
-	}},
-	{name: "report-en", report: "report-en.txt", req: func(s *goldenScene) request {
-		return request{Method: "GET", Path: "/v1/analyses/" + s.completedAnalysis() + "/report"}
-	}},
-	{name: "report-ko-raw", report: "report-ko-raw.txt", req: func(s *goldenScene) request {
-		return request{Method: "GET", Path: "/v1/analyses/" + s.completedAnalysis() + "/report?locale=ko&includeRawData=true"}
-	}},
-	{name: "error-report-locale", req: func(s *goldenScene) request {
-		return request{Method: "GET", Path: "/v1/analyses/" + s.completedAnalysis() + "/report?locale=fr"}
-	}},
-	{name: "control-verification", req: func(s *goldenScene) request {
-		s.completedAnalysis()
-		return s.control("verification", map[string]any{"verificationStatus": "approved"})
-	}},
+	// goldenAnalyses are the cases of the analyses' routes.
+	goldenAnalyses = []goldenCase{
+		{name: "start-analysis", req: func(s *goldenScene) request {
+			s.updatedItem()
+			return s.startAnalysis(s.passport, s.statement, s.bill)
+		}},
+		{name: "error-analysis-in-progress", req: func(s *goldenScene) request {
+			s.analysis()
+			return s.startAnalysis(s.passport, s.statement, s.bill)
+		}},
+		{name: "get-analysis-pending", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/analyses/" + s.analysis()} }},
+		{name: "control-process", req: func(s *goldenScene) request { s.analysis(); return s.control("process", nil) }},
+		{name: "control-complete", req: func(s *goldenScene) request {
+			s.analysis()
+			s.build(s.control("process", nil))
+			return s.control("complete", nil)
+		}},
+		{name: "get-analysis-completed", req: func(s *goldenScene) request {
+			return request{Method: "GET", Path: "/v1/analyses/" + s.completedAnalysis()}
+		}},
+		{name: "long-poll-completed", req: func(s *goldenScene) request {
+			return request{Method: "GET", Path: "/v1/analyses/" + s.completedAnalysis() + "?waitForReport=true&timeoutSeconds=10"}
+		}},
+		{name: "error-analysis-not-found", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/analyses/analysis_missing"} }},
+		{name: "list-analyses", req: func(s *goldenScene) request {
+			s.completedAnalysis()
+			return request{Method: "GET", Path: "/v1/profiles/" + s.pid + "/analyses"}
+		}},
+		{name: "control-verification", req: func(s *goldenScene) request {
+			s.completedAnalysis()
+			return s.control("verification", map[string]any{"verificationStatus": "approved"})
+		}},
+	}
 
-	// The control API.
-	{name: "control-item-status", req: func(s *goldenScene) request {
-		s.items()
-		return request{Method: "POST", Path: "/_mock/items/" + s.bill + "/status", JSON: map[string]any{"status": "PROCESSING"}}
-	}},
-	{name: "error-analysis-item-inactive", req: func(s *goldenScene) request {
-		s.items()
-		s.build(request{Method: "POST", Path: "/_mock/items/" + s.bill + "/status", JSON: map[string]any{"status": "PROCESSING"}})
-		return s.startAnalysis(s.bill)
-	}},
-	{name: "start-analysis-of-one-item", req: func(s *goldenScene) request { s.items(); return s.startAnalysis(s.passport) }},
-	{name: "control-fail", req: func(s *goldenScene) request {
-		s.items()
-		failing := goldenID(s.t, s.build(s.startAnalysis(s.passport)), "")
-		return request{Method: "POST", Path: "/_mock/analyses/" + failing + "/fail", JSON: map[string]any{"error": "the document is unreadable"}}
-	}},
-	{name: "control-list-workflows", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/_mock/workflows"} }},
-	{name: "control-add-workflow", req: func(s *goldenScene) request { return goldenAddWorkflow }},
-	{name: "control-seed", req: func(s *goldenScene) request {
-		s.build(goldenAddWorkflow)
-		return request{Method: "POST", Path: "/_mock/seed", JSON: map[string]any{"profiles": []map[string]any{{"id": "pf_seeded", "workflowId": "wf_kyc", "name": "Seeded",
-			"folders": []map[string]any{{"name": "default", "items": []map[string]any{{"id": "item_seeded", "type": "text", "name": "note", "content": "Full Name: Sam Roe"}}}}}}}}
-	}},
-	{name: "control-add-fault", req: func(s *goldenScene) request { return goldenAddFault }},
-	{name: "control-list-faults", req: func(s *goldenScene) request { s.addFault(); return request{Method: "GET", Path: "/_mock/faults"} }},
-	{name: "fault-answer", req: func(s *goldenScene) request {
-		s.profile()
-		s.addFault()
-		return request{Method: "GET", Path: "/v1/profiles/" + s.pid}
-	}},
-	{name: "control-remove-fault", req: func(s *goldenScene) request {
-		return request{Method: "DELETE", Path: "/_mock/faults/" + s.addFault()}
-	}},
-	{name: "control-clear-faults", req: func(s *goldenScene) request { s.addFault(); return request{Method: "DELETE", Path: "/_mock/faults"} }},
-	// The record of the requests that built the items, and of one
-	// refused.
-	{name: "control-requests", req: func(s *goldenScene) request {
-		s.items()
-		s.send(request{Method: "GET", Path: "/v1/profiles/pf_missing"})
-		return request{Method: "GET", Path: "/_mock/requests"}
-	}},
-	{name: "control-clear-requests", req: func(s *goldenScene) request { s.profile(); return request{Method: "DELETE", Path: "/_mock/requests"} }},
+	// goldenReports are the cases of the reports.
+	goldenReports = []goldenCase{
+		{name: "error-report-not-available", req: func(s *goldenScene) request {
+			return request{Method: "GET", Path: "/v1/analyses/" + s.analysis() + "/report"}
+		}},
+		{name: "report-en", report: "report-en.txt", req: func(s *goldenScene) request {
+			return request{Method: "GET", Path: "/v1/analyses/" + s.completedAnalysis() + "/report"}
+		}},
+		{name: "report-ko-raw", report: "report-ko-raw.txt", req: func(s *goldenScene) request {
+			return request{Method: "GET", Path: "/v1/analyses/" + s.completedAnalysis() + "/report?locale=ko&includeRawData=true"}
+		}},
+		{name: "error-report-locale", req: func(s *goldenScene) request {
+			return request{Method: "GET", Path: "/v1/analyses/" + s.completedAnalysis() + "/report?locale=fr"}
+		}},
+	}
 
-	// Routes and keys the service refuses.
-	{name: "error-route-not-found", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/nothing"} }},
-	{name: "error-method-not-allowed", req: func(s *goldenScene) request { return request{Method: "PUT", Path: "/v1/profiles/" + s.profile()} }},
-	{name: "error-wrong-key", req: func(s *goldenScene) request {
-		return request{Method: "GET", Path: "/v1/profiles/" + s.profile(), Key: "0a0b0c0d-1111-4222-8333-944455556666"}
-	}},
-	{name: "error-no-key", req: func(s *goldenScene) request {
-		return request{Method: "GET", Path: "/v1/profiles/" + s.profile(), Key: noKey}
-	}},
+	// goldenControl are the cases of the control API.
+	goldenControl = []goldenCase{
+		{name: "control-item-status", req: func(s *goldenScene) request {
+			s.items()
+			return request{Method: "POST", Path: "/_mock/items/" + s.bill + "/status", JSON: map[string]any{"status": "PROCESSING"}}
+		}},
+		{name: "error-analysis-item-inactive", req: func(s *goldenScene) request {
+			s.items()
+			s.build(request{Method: "POST", Path: "/_mock/items/" + s.bill + "/status", JSON: map[string]any{"status": "PROCESSING"}})
+			return s.startAnalysis(s.bill)
+		}},
+		{name: "start-analysis-of-one-item", req: func(s *goldenScene) request { s.items(); return s.startAnalysis(s.passport) }},
+		{name: "control-fail", req: func(s *goldenScene) request {
+			s.items()
+			failing := goldenID(s.t, s.build(s.startAnalysis(s.passport)), "")
+			return request{Method: "POST", Path: "/_mock/analyses/" + failing + "/fail", JSON: map[string]any{"error": "the document is unreadable"}}
+		}},
+		{name: "control-list-workflows", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/_mock/workflows"} }},
+		{name: "control-add-workflow", req: func(s *goldenScene) request { return goldenAddWorkflow }},
+		{name: "control-seed", req: func(s *goldenScene) request {
+			s.build(goldenAddWorkflow)
+			return request{Method: "POST", Path: "/_mock/seed", JSON: map[string]any{"profiles": []map[string]any{{"id": "pf_seeded", "workflowId": "wf_kyc", "name": "Seeded",
+				"folders": []map[string]any{{"name": "default", "items": []map[string]any{{"id": "item_seeded", "type": "text", "name": "note", "content": "Full Name: Sam Roe"}}}}}}}}
+		}},
+		{name: "control-add-fault", req: func(s *goldenScene) request { return goldenAddFault }},
+		{name: "control-list-faults", req: func(s *goldenScene) request { s.addFault(); return request{Method: "GET", Path: "/_mock/faults"} }},
+		{name: "fault-answer", req: func(s *goldenScene) request {
+			s.profile()
+			s.addFault()
+			return request{Method: "GET", Path: "/v1/profiles/" + s.pid}
+		}},
+		{name: "control-remove-fault", req: func(s *goldenScene) request {
+			return request{Method: "DELETE", Path: "/_mock/faults/" + s.addFault()}
+		}},
+		{name: "control-clear-faults", req: func(s *goldenScene) request { s.addFault(); return request{Method: "DELETE", Path: "/_mock/faults"} }},
+		// The record of the requests that built the items, and of one
+		// refused.
+		{name: "control-requests", req: func(s *goldenScene) request {
+			s.items()
+			s.send(request{Method: "GET", Path: "/v1/profiles/pf_missing"})
+			return request{Method: "GET", Path: "/_mock/requests"}
+		}},
+		{name: "control-clear-requests", req: func(s *goldenScene) request { s.profile(); return request{Method: "DELETE", Path: "/_mock/requests"} }},
+	}
 
-	// Deletions.
-	{name: "delete-item", req: func(s *goldenScene) request { s.items(); return request{Method: "DELETE", Path: "/v1/items/" + s.bill} }},
-	{name: "error-delete-item-not-found", req: func(s *goldenScene) request {
-		s.items()
-		s.build(request{Method: "DELETE", Path: "/v1/items/" + s.bill})
-		return request{Method: "DELETE", Path: "/v1/items/" + s.bill}
-	}},
-	{name: "error-delete-default-folder", req: func(s *goldenScene) request {
-		s.profile()
-		return request{Method: "DELETE", Path: "/v1/folders/" + s.defaultFolder}
-	}},
-	{name: "delete-folder", req: func(s *goldenScene) request {
-		s.items()
-		return request{Method: "DELETE", Path: "/v1/folders/" + s.folder}
-	}},
-	{name: "delete-analysis", req: func(s *goldenScene) request {
-		return request{Method: "DELETE", Path: "/v1/analyses/" + s.failedAnalysis()}
-	}},
-	// The profile after its bill, its folder of statements and its
-	// analysis are deleted.
-	{name: "get-profile-after-deletions", req: func(s *goldenScene) request {
-		s.updatedItem()
-		failed := s.failedAnalysis()
-		s.build(request{Method: "DELETE", Path: "/v1/items/" + s.bill})
-		s.build(request{Method: "DELETE", Path: "/v1/folders/" + s.folder})
-		s.build(request{Method: "DELETE", Path: "/v1/analyses/" + failed})
-		return request{Method: "GET", Path: "/v1/profiles/" + s.pid}
-	}},
-	{name: "delete-profile", req: func(s *goldenScene) request { return request{Method: "DELETE", Path: "/v1/profiles/" + s.profile()} }},
-	{name: "error-delete-profile-not-found", req: func(s *goldenScene) request {
-		s.build(request{Method: "DELETE", Path: "/v1/profiles/" + s.profile()})
-		return request{Method: "DELETE", Path: "/v1/profiles/" + s.pid}
-	}},
-	{name: "control-reset", req: func(s *goldenScene) request { s.profile(); return request{Method: "POST", Path: "/_mock/reset"} }},
+	// goldenRefusals are the routes and keys the service refuses.
+	goldenRefusals = []goldenCase{
+		{name: "error-route-not-found", req: func(s *goldenScene) request { return request{Method: "GET", Path: "/v1/nothing"} }},
+		{name: "error-method-not-allowed", req: func(s *goldenScene) request { return request{Method: "PUT", Path: "/v1/profiles/" + s.profile()} }},
+		{name: "error-wrong-key", req: func(s *goldenScene) request {
+			return request{Method: "GET", Path: "/v1/profiles/" + s.profile(), Key: "0a0b0c0d-1111-4222-8333-944455556666"}
+		}},
+		{name: "error-no-key", req: func(s *goldenScene) request {
+			return request{Method: "GET", Path: "/v1/profiles/" + s.profile(), Key: noKey}
+		}},
+	}
+
+	// goldenDeletions are the cases of the deletions.
+	goldenDeletions = []goldenCase{
+		{name: "delete-item", req: func(s *goldenScene) request { s.items(); return request{Method: "DELETE", Path: "/v1/items/" + s.bill} }},
+		{name: "error-delete-item-not-found", req: func(s *goldenScene) request {
+			s.items()
+			s.build(request{Method: "DELETE", Path: "/v1/items/" + s.bill})
+			return request{Method: "DELETE", Path: "/v1/items/" + s.bill}
+		}},
+		{name: "error-delete-default-folder", req: func(s *goldenScene) request {
+			s.profile()
+			return request{Method: "DELETE", Path: "/v1/folders/" + s.defaultFolder}
+		}},
+		{name: "delete-folder", req: func(s *goldenScene) request {
+			s.items()
+			return request{Method: "DELETE", Path: "/v1/folders/" + s.folder}
+		}},
+		{name: "delete-analysis", req: func(s *goldenScene) request {
+			return request{Method: "DELETE", Path: "/v1/analyses/" + s.failedAnalysis()}
+		}},
+		// The profile after its bill, its folder of statements and its
+		// analysis are deleted.
+		{name: "get-profile-after-deletions", req: func(s *goldenScene) request {
+			s.updatedItem()
+			failed := s.failedAnalysis()
+			s.build(request{Method: "DELETE", Path: "/v1/items/" + s.bill})
+			s.build(request{Method: "DELETE", Path: "/v1/folders/" + s.folder})
+			s.build(request{Method: "DELETE", Path: "/v1/analyses/" + failed})
+			return request{Method: "GET", Path: "/v1/profiles/" + s.pid}
+		}},
+		{name: "delete-profile", req: func(s *goldenScene) request { return request{Method: "DELETE", Path: "/v1/profiles/" + s.profile()} }},
+		{name: "error-delete-profile-not-found", req: func(s *goldenScene) request {
+			s.build(request{Method: "DELETE", Path: "/v1/profiles/" + s.profile()})
+			return request{Method: "DELETE", Path: "/v1/profiles/" + s.pid}
+		}},
+		{name: "control-reset", req: func(s *goldenScene) request { s.profile(); return request{Method: "POST", Path: "/_mock/reset"} }},
+	}
+)
+
+// goldenSections are the cases of every test.
+var goldenSections = [][]goldenCase{goldenProfiles, goldenFolders, goldenItems, goldenAnalyses, goldenReports, goldenControl, goldenRefusals, goldenDeletions}
+
+func TestGoldenProfiles(t *testing.T) {
+	t.Parallel()
+	runGolden(t, goldenProfiles)
+}
+
+func TestGoldenFolders(t *testing.T) {
+	t.Parallel()
+	runGolden(t, goldenFolders)
+}
+
+func TestGoldenItems(t *testing.T) {
+	t.Parallel()
+	runGolden(t, goldenItems)
+}
+
+func TestGoldenAnalyses(t *testing.T) {
+	t.Parallel()
+	runGolden(t, goldenAnalyses)
+}
+
+func TestGoldenReports(t *testing.T) {
+	t.Parallel()
+	runGolden(t, goldenReports)
+}
+
+func TestGoldenControl(t *testing.T) {
+	t.Parallel()
+	runGolden(t, goldenControl)
+}
+
+func TestGoldenRefusals(t *testing.T) {
+	t.Parallel()
+	runGolden(t, goldenRefusals)
+}
+
+func TestGoldenDeletions(t *testing.T) {
+	t.Parallel()
+	runGolden(t, goldenDeletions)
 }
 
 // goldenSeed is the ID seed of a case, drawn from its name.
@@ -588,49 +650,40 @@ func goldenSeed(name string) uint64 {
 	return h.Sum64()
 }
 
-func TestGolden(t *testing.T) {
+// runGolden runs cases one after the other, each on a server of its own
+// made with the case's clock and ID seed.
+func runGolden(t *testing.T, cases []goldenCase) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			clock := mockserver.NewFakeClock(goldenT0)
+			srv := mockserver.NewTest(t, mockserver.WithAPIKey(goldenKey), mockserver.WithIDSeed(goldenSeed(c.name)),
+				mockserver.WithClock(clock), mockserver.WithManualAnalyses())
+			s := &goldenScene{t: t, srv: srv, clock: clock}
+			r := c.req(s)
+			resp := s.send(r)
+			goldenFile(t, srv, c.name, r, resp)
+			if c.report != "" {
+				goldenCompare(t, c.report, []byte(goldenPDFRows(t, resp.Body)))
+			}
+		})
+	}
+}
+
+// TestGoldenNoStrays checks that every case has a name of its own, and
+// that every golden file is a case's: with -update, it removes those no
+// case writes any more.
+func TestGoldenNoStrays(t *testing.T) {
 	t.Parallel()
 	files := map[string]bool{}
-	for _, c := range goldenCases {
-		require.False(t, files[c.name+".json"], "two cases named %s", c.name)
-		files[c.name+".json"] = true
-		if c.report != "" {
-			files[c.report] = true
+	for _, cases := range goldenSections {
+		for _, c := range cases {
+			require.False(t, files[c.name+".json"], "two cases named %s", c.name)
+			files[c.name+".json"] = true
+			if c.report != "" {
+				files[c.report] = true
+			}
 		}
 	}
-	t.Run("cases", func(t *testing.T) {
-		for _, c := range goldenCases {
-			t.Run(c.name, func(t *testing.T) {
-				t.Parallel()
-				clock := mockserver.NewFakeClock(goldenT0)
-				srv := mockserver.NewTest(t, mockserver.WithAPIKey(goldenKey), mockserver.WithIDSeed(goldenSeed(c.name)),
-					mockserver.WithClock(clock), mockserver.WithManualAnalyses())
-				s := &goldenScene{t: t, srv: srv, clock: clock}
-				r := c.req(s)
-				resp := s.send(r)
-				goldenFile(t, srv, c.name, r, resp)
-				if c.report != "" {
-					goldenCompare(t, c.report, []byte(goldenPDFRows(t, resp.Body)))
-				}
-			})
-		}
-	})
-	goldenNoStrays(t, files)
-}
-
-// goldenPDFRows is the text of a PDF a line to each row of text as a
-// reader sees it, with a line between pages (pdftest.Transcript): a change
-// of the report shows as a change of the rows it touches.
-func goldenPDFRows(t *testing.T, pdf []byte) string {
-	t.Helper()
-	pdftest.Validate(t, pdf)
-	return pdftest.Transcript(t, pdf)
-}
-
-// goldenNoStrays fails on a golden file no case writes any more; with
-// -update, it removes it.
-func goldenNoStrays(t *testing.T, files map[string]bool) {
-	t.Helper()
 	entries, err := os.ReadDir(goldenDir)
 	require.NoError(t, err)
 	for _, e := range entries {
@@ -643,4 +696,13 @@ func goldenNoStrays(t *testing.T, files map[string]bool) {
 		}
 		assert.Failf(t, "a stray golden file", "%s: no case writes it any more", e.Name())
 	}
+}
+
+// goldenPDFRows is the text of a PDF a line to each row of text as a
+// reader sees it, with a line between pages (pdftest.Transcript): a change
+// of the report shows as a change of the rows it touches.
+func goldenPDFRows(t *testing.T, pdf []byte) string {
+	t.Helper()
+	pdftest.Validate(t, pdf)
+	return pdftest.Transcript(t, pdf)
 }

@@ -236,7 +236,7 @@ func injectVia(t *testing.T, srv *mockserver.Server, via string, f mockserver.Fa
 			wantSameJSON(t, "the added fault's "+k, got[k], v)
 		}
 	default:
-		t.Fatalf("unknown way %q", via)
+		require.FailNowf(t, "unknown way", "%q", via)
 	}
 }
 

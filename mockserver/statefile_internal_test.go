@@ -59,7 +59,7 @@ func TestSaveState_NeverOlderThanAcknowledged(t *testing.T) {
 	select {
 	case err := <-second:
 		require.NoError(t, err)
-		t.Error("the second write was done while the first still held an older state")
+		assert.Fail(t, "the second write was done while the first still held an older state")
 	case <-queued:
 	}
 	close(release)

@@ -433,8 +433,7 @@ func wantInOrder(t *testing.T, s string, parts ...string) {
 	rest := s
 	for _, p := range parts {
 		i := strings.Index(rest, p)
-		if i < 0 {
-			t.Errorf("%q lacks %q (after what came before)", s, p)
+		if !assert.GreaterOrEqual(t, i, 0, "%q lacks %q (after what came before)", s, p) {
 			return
 		}
 		rest = rest[i+len(p):]
