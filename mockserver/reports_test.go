@@ -34,48 +34,47 @@ import (
 var updateFixtures = flag.Bool("update", false, "rewrite internal/report/testdata from the engine's analyses")
 
 // TestPDFReportVariants downloads the four variants of a real analysis's
-// report and checks that each is what package report renders from the
-// analysis, its profile's name and its workflow, in the variant's
-// language, with or without raw data; likewise for a profile whose name
-// has characters the report's font lacks, and control characters.
+// report (the shared fixture's) and checks that each is what package
+// report renders from the analysis, its profile's name and its workflow,
+// in the variant's language, with or without raw data.
 func TestPDFReportVariants(t *testing.T) {
 	t.Parallel()
-	queries := func(locales ...string) []string {
-		var out []string
-		for _, locale := range locales {
-			for _, raw := range []bool{false, true} {
-				out = append(out, fmt.Sprintf("locale=%s&includeRawData=%v", locale, raw))
-			}
+	var queries []string
+	for _, locale := range []string{"en", "ko"} {
+		for _, raw := range []bool{false, true} {
+			queries = append(queries, fmt.Sprintf("locale=%s&includeRawData=%v", locale, raw))
 		}
-		return out
 	}
-	for _, tc := range []struct {
-		name    string
-		fixture func(t *testing.T) *reportFixture
-		queries []string
-	}{
-		{"default", sharedReportFixture, queries("en", "ko")},
-		{"characters the font lacks", func(t *testing.T) *reportFixture {
-			return newReportFixture(t, "Zoë Müller-Núñez 김민수 😀 𠀀 م\x00\x07 end")
-		}, []string{"locale=en&includeRawData=true", "locale=ko&includeRawData=true"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := tc.fixture(t)
-			seen := map[string]string{}
-			for _, q := range tc.queries {
-				t.Run(q, func(t *testing.T) {
-					got := wantPDF(t, f.srv, f.id, q)
-					query, err := url.ParseQuery(q)
-					require.NoError(t, err)
-					want, err := report.Render(reportDataOf(t, f, query.Get("locale"), query.Get("includeRawData") == "true"))
-					require.NoError(t, err, "report.Render")
-					require.True(t, bytes.Equal(got, want), "the served report differs from report.Render's: %d and %d bytes, first difference at byte %d",
-						len(got), len(want), firstDiff(got, want))
-					other, ok := seen[string(got)]
-					assert.False(t, ok, "variant %s gives the same bytes as %s", q, other)
-					seen[string(got)] = q
-				})
-			}
+	wantRendered(t, sharedReportFixture(t), queries)
+}
+
+// TestPDFReportFontLacksCharacters is TestPDFReportVariants for a profile
+// whose name has characters the report's font lacks, and control
+// characters, in both languages with raw data.
+func TestPDFReportFontLacksCharacters(t *testing.T) {
+	t.Parallel()
+	f := newReportFixture(t, "Zoë Müller-Núñez 김민수 😀 𠀀 م\x00\x07 end")
+	wantRendered(t, f, []string{"locale=en&includeRawData=true", "locale=ko&includeRawData=true"})
+}
+
+// wantRendered downloads the report of f's analysis with each query and
+// checks that it is what package report renders for the query's variant,
+// and that no two variants give the same bytes.
+func wantRendered(t *testing.T, f *reportFixture, queries []string) {
+	t.Helper()
+	seen := map[string]string{}
+	for _, q := range queries {
+		t.Run(q, func(t *testing.T) {
+			got := wantPDF(t, f.srv, f.id, q)
+			query, err := url.ParseQuery(q)
+			require.NoError(t, err)
+			want, err := report.Render(reportDataOf(t, f, query.Get("locale"), query.Get("includeRawData") == "true"))
+			require.NoError(t, err, "report.Render")
+			require.True(t, bytes.Equal(got, want), "the served report differs from report.Render's: %d and %d bytes, first difference at byte %d",
+				len(got), len(want), firstDiff(got, want))
+			other, ok := seen[string(got)]
+			assert.False(t, ok, "variant %s gives the same bytes as %s", q, other)
+			seen[string(got)] = q
 		})
 	}
 }
