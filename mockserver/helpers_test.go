@@ -7,10 +7,12 @@ package mockserver_test
 // into plain maps where their shape is checked, so that it is checked
 // against the interface document rather than through the SDK's types.
 // Fixtures are made over HTTP (createProfile, startAnalysis, ...) or
-// through the test kit (addProfile, addProfileWithItem, ...). A test waits
-// for events: a long poll's answer on a channel, a timer armed on a clock
-// (timerClock, blockUntil), a long poll's wait for a change
-// (awaitPollWait), never for a fixed time.
+// through the test kit (addProfile, addProfileWithItem, ...), and a state
+// to snapshot (buildSnapshotFixture). A test waits for events: a long
+// poll's answer on a channel, a timer armed on a clock (timerClock,
+// blockUntil, gatedClock), a long poll's wait for a change
+// (awaitPollWait), a kit call made in the background (goCall, receive,
+// watchedCtx), never for a fixed time.
 
 import (
 	"bufio"
