@@ -15,7 +15,6 @@ import (
 // documents, as embedded from api/, to anyone, and keeps the rest of the
 // control API behind the key.
 func TestDocumentsServedWithoutKey(t *testing.T) {
-	t.Parallel()
 	srv := mockserver.NewTest(t)
 	get := func(t *testing.T, method, path, key string) (*http.Response, []byte) {
 		t.Helper()
