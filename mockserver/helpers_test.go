@@ -1241,6 +1241,37 @@ func wantQuietConnClosed(t *testing.T, srv *mockserver.Server, conn net.Conn) {
 }
 
 // ---------------------------------------------------------------------
+// Failures kept.
+
+// recordedErrors is a testing.TB that keeps what ExpectRequests reports
+// instead of failing the test; anything else goes to the real test.
+type recordedErrors struct {
+	testing.TB
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (r *recordedErrors) Helper() {}
+
+func (r *recordedErrors) Error(args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, fmt.Sprint(args...))
+}
+
+func (r *recordedErrors) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, fmt.Sprintf(format, args...))
+}
+
+func (r *recordedErrors) messages() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.msgs, "\n")
+}
+
+// ---------------------------------------------------------------------
 // Clocks.
 
 // kitT0 is when the fake clocks of the kit tests start.

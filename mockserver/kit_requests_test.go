@@ -17,7 +17,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -202,34 +201,6 @@ func TestKitClearRequestsDropsRequestsUnderWay(t *testing.T) {
 	rs := srv.Requests()
 	assert.True(t, len(rs) == 1 && rs[0].RequestID == after.Header.Get("X-Request-Id"),
 		"record = %+v, want the request after the clearing (%s) alone", rs, after.Header.Get("X-Request-Id"))
-}
-
-// recordedErrors is a testing.TB that keeps what ExpectRequests reports
-// instead of failing the test; anything else goes to the real test.
-type recordedErrors struct {
-	testing.TB
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (r *recordedErrors) Helper() {}
-
-func (r *recordedErrors) Error(args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.msgs = append(r.msgs, fmt.Sprint(args...))
-}
-
-func (r *recordedErrors) Errorf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.msgs = append(r.msgs, fmt.Sprintf(format, args...))
-}
-
-func (r *recordedErrors) messages() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return strings.Join(r.msgs, "\n")
 }
 
 // ---------------------------------------------------------------------
