@@ -276,12 +276,16 @@ func TestAnalysisLifecycleManual(t *testing.T) {
 	checkAnalysis(t, getAnalysis(t, srv, id), pid, "completed")
 
 	t.Run("real time", func(t *testing.T) {
-		srv := newServer(t, mockserver.WithAnalysisDuration(100*time.Millisecond))
+		// The real clock, its timers held until the first look: however
+		// slow the machine, the run cannot end before it.
+		clock := newGatedClock(t)
+		srv := newServer(t, mockserver.WithAnalysisDuration(100*time.Millisecond), mockserver.WithClock(clock))
 		pid, items := analysisFixture(t, srv)
 		id := startAnalysis(t, srv, pid, items...)
 		// Not completed at once ...
 		first := getAnalysis(t, srv, id)
 		wantOneOf(t, "status right after the start of a 100ms run (completed at once?)", first["status"], "pending", "processing")
+		clock.release()
 		// ... but by itself: a long poll waits for the completion.
 		r := awaitAnswer(t, longPoll(t, srv, context.Background(), "/v1/analyses/"+id+"?waitForReport=true&timeoutSeconds=10"), 20*time.Second)
 		a := jsonObject(t, r, http.StatusOK)

@@ -19,6 +19,7 @@ import (
 // most engine.MaxCitations passages a step, and holds to the interface
 // document (as NewTest checks every answer), its report included.
 func TestBounds_AnalysisOfALargeUpload(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, mockserver.WithManualAnalyses())
 	pid, fid := createProfile(t, srv, "Jane Doe")
 	data := []byte("PASSPORT\n" + strings.Repeat("Full Name: Jane Doe\n", 50_000)) // 1 MB
@@ -43,6 +44,7 @@ func TestBounds_AnalysisOfALargeUpload(t *testing.T) {
 // documents than an analysis reads fails, saying why, and that a workflow
 // of a longer policy than a workflow holds is refused.
 func TestBounds_TooLargeForAnAnalysis(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, mockserver.WithManualAnalyses())
 	p, fid := addProfile(t, srv.Tenant, "Jane Doe")
 	var items []string

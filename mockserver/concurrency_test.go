@@ -384,7 +384,9 @@ func TestRelRetentionUnderConcurrentCompletion(t *testing.T) {
 	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(4*time.Millisecond), mockserver.WithRequestRecordSize(0))
 	hc := newHTTPClient(t)
 	ctx := t.Context()
-	const profiles, perProfile, goroutines = 6, 14, 3
+	// Twice the five kept on each profile, from three goroutines each: the
+	// retention runs on every profile, five times over.
+	const profiles, perProfile, goroutines = 3, 10, 3
 	type prof struct {
 		id, item string
 		started  atomic.Int64
@@ -422,22 +424,21 @@ func TestRelRetentionUnderConcurrentCompletion(t *testing.T) {
 		assert.True(t, page.Count <= 5 && len(page.Items) <= 5, "profile %s lists %d analyses (count %d)", p.id, len(page.Items), page.Count)
 		observations.Add(1)
 	}
-	for range 2 {
-		obs.Add(1)
-		go func() {
-			defer obs.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				for _, p := range ps {
-					observe(p)
-				}
+	// An observer, all the while the load runs.
+	obs.Add(1)
+	go func() {
+		defer obs.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
 			}
-		}()
-	}
+			for _, p := range ps {
+				observe(p)
+			}
+		}
+	}()
 	for pi, p := range ps {
 		for g := range goroutines {
 			load.Add(1)
@@ -570,7 +571,7 @@ func TestRelFolderPaginationUnderChurn(t *testing.T) {
 	var poolMu sync.Mutex
 	var pool []string // churn folders that may be deleted
 	letters := "abcdefghijklmnopqrstuvwxyz"
-	for i := range 24 {
+	for i := range 12 {
 		f, err := srv.CreateFolder(pid, fmt.Sprintf("%c stable %02d", letters[(i*7)%26], i))
 		require.NoError(t, err)
 		stable[f.ID] = true

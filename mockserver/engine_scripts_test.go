@@ -14,6 +14,7 @@ import (
 )
 
 func TestScriptedOutcomes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, itemName, text string
 		metadata             map[string]any
@@ -57,6 +58,7 @@ func TestScriptedOutcomes(t *testing.T) {
 }
 
 func TestScriptedDuration(t *testing.T) {
+	t.Parallel()
 	clock := NewFakeClock(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
 	srv := NewTest(t, WithClock(clock), WithAnalysisDuration(time.Second))
 	id := startScripted(t, srv, "doc", passportText+"mock:duration=5s\n", nil)
@@ -69,6 +71,7 @@ func TestScriptedDuration(t *testing.T) {
 }
 
 func TestCustomAnalyzer(t *testing.T) {
+	t.Parallel()
 	t.Run("its result", func(t *testing.T) {
 		var got AnalysisInput
 		srv := NewTest(t, WithManualAnalyses(), WithAnalyzer(func(_ context.Context, in AnalysisInput) (AnalysisResult, error) {

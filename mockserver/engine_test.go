@@ -15,6 +15,7 @@ import (
 // servers with different IDs: the results are the same but for the IDs, and
 // byte for byte the same under the same ID seed and clock.
 func TestEngineDeterministicThroughTheServer(t *testing.T) {
+	t.Parallel()
 	run := func(seed uint64, start time.Time) *profilesvc.Analysis {
 		srv := NewTest(t, WithManualAnalyses(), WithIDSeed(seed), WithClock(NewFakeClock(start)))
 		p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Jane Doe"})

@@ -7,10 +7,12 @@ package mockserver_test
 // into plain maps where their shape is checked, so that it is checked
 // against the interface document rather than through the SDK's types.
 // Fixtures are made over HTTP (createProfile, startAnalysis, ...) or
-// through the test kit (addProfile, addProfileWithItem, ...). A test waits
-// for events: a long poll's answer on a channel, a timer armed on a clock
-// (timerClock, blockUntil), a long poll's wait for a change
-// (awaitPollWait), never for a fixed time.
+// through the test kit (addProfile, addProfileWithItem, ...), and a state
+// to snapshot (buildSnapshotFixture). A test waits for events: a long
+// poll's answer on a channel, a timer armed on a clock (timerClock,
+// blockUntil, gatedClock), a long poll's wait for a change
+// (awaitPollWait), a kit call made in the background (goCall, receive,
+// watchedCtx), never for a fixed time.
 
 import (
 	"bufio"
@@ -1239,7 +1241,41 @@ func wantQuietConnClosed(t *testing.T, srv *mockserver.Server, conn net.Conn) {
 }
 
 // ---------------------------------------------------------------------
+// Failures kept.
+
+// recordedErrors is a testing.TB that keeps what ExpectRequests reports
+// instead of failing the test; anything else goes to the real test.
+type recordedErrors struct {
+	testing.TB
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (r *recordedErrors) Helper() {}
+
+func (r *recordedErrors) Error(args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, fmt.Sprint(args...))
+}
+
+func (r *recordedErrors) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, fmt.Sprintf(format, args...))
+}
+
+func (r *recordedErrors) messages() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.msgs, "\n")
+}
+
+// ---------------------------------------------------------------------
 // Clocks.
+
+// kitT0 is when the fake clocks of the kit tests start.
+var kitT0 = time.Date(2030, 4, 1, 9, 0, 0, 0, time.UTC)
 
 // blockUntil waits until n timers are armed on the fake clock: with
 // manual analyses, a held long poll's timeout is the only timer, so n = 1
@@ -1343,6 +1379,33 @@ func (wallClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, f).Stop
 }
 
+// gatedClock is the real clock whose timers, once they have run their
+// time, wait for release before they fire: a test looks at what a timer
+// is to change before it can have changed, without a fake clock.
+type gatedClock struct {
+	wallClock
+	gate chan struct{}
+	once sync.Once
+}
+
+// newGatedClock returns a gated clock that is released when the test
+// ends, should the test not release it.
+func newGatedClock(t testing.TB) *gatedClock {
+	c := &gatedClock{gate: make(chan struct{})}
+	t.Cleanup(c.release)
+	return c
+}
+
+func (c *gatedClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, func() {
+		<-c.gate
+		f()
+	}).Stop
+}
+
+// release lets the timers fire, now and from now on.
+func (c *gatedClock) release() { c.once.Do(func() { close(c.gate) }) }
+
 // risingClock is the real clock with no two readings alike: each is at
 // least a millisecond after the one before, the resolution of the mock's
 // timestamps, so that records made one after the other have distinct
@@ -1365,4 +1428,125 @@ func (c *risingClock) Now() time.Time {
 
 func (c *risingClock) AfterFunc(d time.Duration, f func()) func() bool {
 	return time.AfterFunc(d, f).Stop
+}
+
+// ---------------------------------------------------------------------
+// Waits for calls made in the background.
+
+// watchedCtx is a context that says when a waiter first asks for its Done
+// channel. AwaitRequest and AwaitAnalysis ask for it only once they have
+// looked and found nothing, with the record's (or the store's) change
+// channel already in hand: a request or an analysis made after waiting is
+// closed comes after the wait began, and must end it.
+type watchedCtx struct {
+	context.Context
+	once    sync.Once
+	waiting chan struct{}
+}
+
+// newWatchedCtx returns a watched context and its cancel function.
+func newWatchedCtx(parent context.Context) (*watchedCtx, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	return &watchedCtx{Context: ctx, waiting: make(chan struct{})}, cancel
+}
+
+func (c *watchedCtx) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.waiting) })
+	return c.Context.Done()
+}
+
+// outcome is what a call made in the background returned.
+type outcome[T any] struct {
+	v   T
+	err error
+}
+
+// goCall runs f in its own goroutine; its outcome arrives on the channel.
+func goCall[T any](f func() (T, error)) <-chan outcome[T] {
+	ch := make(chan outcome[T], 1)
+	go func() {
+		v, err := f()
+		ch <- outcome[T]{v, err}
+	}()
+	return ch
+}
+
+// receive waits for a value on ch (or its closing). It fails the test
+// after a minute, a bound far above any machine's (a hang guard, not a
+// measure).
+func receive[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Minute):
+		require.FailNowf(t, "nothing came", "%s: nothing within a minute", what)
+		var zero T
+		return zero
+	}
+}
+
+// requestIDs returns the request IDs of recorded requests, in order.
+func requestIDs(rs []mockserver.RecordedRequest) []string {
+	ids := []string{}
+	for _, r := range rs {
+		ids = append(ids, r.RequestID)
+	}
+	return ids
+}
+
+// ---------------------------------------------------------------------
+// A state to snapshot.
+
+// snapshotFixture is what buildSnapshotFixture made.
+type snapshotFixture struct {
+	alpha, beta        string // profiles
+	idsFolder          string // alpha's second folder
+	png, form          string // items of alpha
+	completed, running string // beta's analysis, alpha's
+}
+
+// snapshotRunDuration is how long the fixture's analyses take.
+const snapshotRunDuration = 10 * time.Second
+
+// buildSnapshotFixture fills srv: two profiles, a second folder, items of
+// each type (text, JSON, files with their bytes), beta's analysis
+// completed and approved, alpha's running, halfway through its run.
+func buildSnapshotFixture(t *testing.T, srv *mockserver.Server, fc *mockserver.FakeClock) snapshotFixture {
+	t.Helper()
+	var f snapshotFixture
+	alpha, err := srv.CreateProfile(mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Alpha", Description: "first", Metadata: map[string]any{"tier": "gold"}})
+	require.NoError(t, err)
+	f.alpha = alpha.ID
+	ids, err := srv.CreateFolder(alpha.ID, "IDs")
+	require.NoError(t, err)
+	f.idsFolder = ids.ID
+	passport, err := srv.AddTextItem(alpha.Folders[0].ID, "passport.txt", passportOf("Jane Doe"))
+	require.NoError(t, err)
+	form, err := srv.AddItem(ids.ID, mockserver.SeedItem{Type: profilesvc.ItemJSON, Name: "form",
+		Content: json.RawMessage(`{"full_name":"Jane Doe","age":40}`), Metadata: map[string]any{"source": "web"}})
+	require.NoError(t, err)
+	f.form = form.ID
+	png, err := srv.AddFileItem(ids.ID, "scan.png", pngBytes)
+	require.NoError(t, err)
+	f.png = png.ID
+	_, err = srv.AddFileItem(ids.ID, "letter.pdf", pdfBytes)
+	require.NoError(t, err)
+
+	beta, err := srv.CreateProfile(mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Beta"})
+	require.NoError(t, err)
+	f.beta = beta.ID
+	betaDoc, err := srv.AddTextItem(beta.Folders[0].ID, "passport.txt", passportOf("John Roe"))
+	require.NoError(t, err)
+	f.completed = startAnalysis(t, srv, beta.ID, betaDoc.ID)
+	blockUntil(t, fc, 2)
+	fc.Advance(snapshotRunDuration)
+	wantAnalysisStatus(t, srv.Tenant, f.completed, profilesvc.AnalysisCompleted)
+	require.NoError(t, srv.SetVerificationStatus(f.completed, profilesvc.VerificationApproved))
+
+	f.running = startAnalysis(t, srv, alpha.ID, passport.ID, form.ID)
+	blockUntil(t, fc, 2)
+	fc.Advance(snapshotRunDuration / 2)
+	wantAnalysisStatus(t, srv.Tenant, f.running, profilesvc.AnalysisProcessing)
+	return f
 }

@@ -104,19 +104,40 @@ func wantError(t *testing.T, r *response, status int, code string, msgHas ...str
 // startOverHTTP starts an analysis of items over HTTP and returns its ID.
 func startOverHTTP(t *testing.T, srv *Server, profileID string, itemIDs ...string) string {
 	t.Helper()
+	id, err := startAnalysisOverHTTP(t.Context(), srv, profileID, itemIDs...)
+	require.NoError(t, err)
+	return id
+}
+
+// startAnalysisOverHTTP is startOverHTTP for a caller without a test.
+func startAnalysisOverHTTP(ctx context.Context, srv *Server, profileID string, itemIDs ...string) (string, error) {
 	refs := make([]map[string]string, len(itemIDs))
 	for i, id := range itemIDs {
 		refs[i] = map[string]string{"itemId": id}
 	}
 	body, _ := json.Marshal(map[string]any{"targetItems": refs})
-	r := send(t, srv, "POST", "/v1/analyses/"+profileID+"/analyze", "application/json", body)
-	require.Equal(t, http.StatusAccepted, r.status, "starting the analysis: %s", r)
+	req, err := http.NewRequestWithContext(ctx, "POST", srv.URL+"/v1/analyses/"+profileID+"/analyze", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("x-api-key", srv.APIKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := rawClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("starting the analysis: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", fmt.Errorf("reading the start answer: %w", err)
+	}
 	var out struct {
 		ID string `json:"id"`
 	}
-	require.NoError(t, json.Unmarshal(r.body, &out), "start answer %s", r)
-	require.NotEmpty(t, out.ID, "start answer %s", r)
-	return out.ID
+	if resp.StatusCode != http.StatusAccepted || json.Unmarshal(b, &out) != nil || out.ID == "" {
+		return "", fmt.Errorf("starting the analysis: %d %q", resp.StatusCode, b)
+	}
+	return out.ID, nil
 }
 
 // ---------------------------------------------------------------------
@@ -187,9 +208,21 @@ func newReportFixtureOf(t *testing.T, profileName string, docs [][2]string, opts
 	t.Helper()
 	clock := NewFakeClock(fixtureStart)
 	srv := NewTest(t, append([]Option{WithManualAnalyses(), WithClock(clock), WithIDSeed(42)}, opts...)...)
+	f, err := fillReportFixture(t.Context(), srv, clock, profileName, docs)
+	require.NoError(t, err, "the report fixture")
+	return f
+}
+
+// fillReportFixture makes the profile, the documents and the completed
+// analysis of a report fixture on srv, a manual server on clock.
+func fillReportFixture(ctx context.Context, srv *Server, clock *FakeClock, profileName string, docs [][2]string) (*reportFixture, error) {
 	p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: profileName})
-	require.NoError(t, err, "CreateProfile")
-	require.NotEmpty(t, p.Folders, "profile %s has no default folder", p.ID)
+	if err != nil {
+		return nil, fmt.Errorf("CreateProfile: %w", err)
+	}
+	if len(p.Folders) == 0 {
+		return nil, fmt.Errorf("profile %s has no default folder", p.ID)
+	}
 	fid := p.Folders[0].ID
 	var itemIDs []string
 	for _, doc := range docs {
@@ -200,19 +233,79 @@ func newReportFixtureOf(t *testing.T, profileName string, docs [][2]string, opts
 			}
 		}
 		it, err := add(fid, doc[0], doc[1])
-		require.NoError(t, err, "adding %s", doc[0])
+		if err != nil {
+			return nil, fmt.Errorf("adding %s: %w", doc[0], err)
+		}
 		itemIDs = append(itemIDs, it.ID)
 	}
-	id := startOverHTTP(t, srv, p.ID, itemIDs...)
-	require.NoError(t, srv.StartProcessing(id), "StartProcessing")
+	id, err := startAnalysisOverHTTP(ctx, srv, p.ID, itemIDs...)
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.StartProcessing(id); err != nil {
+		return nil, fmt.Errorf("StartProcessing: %w", err)
+	}
 	clock.Advance(fixtureRunTime)
-	require.NoError(t, srv.CompleteAnalysis(id), "CompleteAnalysis")
+	if err := srv.CompleteAnalysis(id); err != nil {
+		return nil, fmt.Errorf("CompleteAnalysis: %w", err)
+	}
 	a, ok := srv.Analysis(id)
-	require.True(t, ok && a.Status == profilesvc.AnalysisCompleted, "analysis %s did not complete: %+v", id, a)
-	require.True(t, a.CompletedAt != nil && a.CompletedAt.Equal(fixtureStart.Add(fixtureRunTime)), "completedAt = %v, want %v", a.CompletedAt, fixtureStart.Add(fixtureRunTime))
-	require.True(t, a.RiskAssessment != nil && len(a.Findings) > 0 && len(a.Recommendations) > 0,
-		"the fixture's analysis needs a risk assessment, findings and recommendations: %+v", a)
-	return &reportFixture{srv: srv, clock: clock, profile: p, id: id, analysis: a, docs: docs}
+	switch end := fixtureStart.Add(fixtureRunTime); {
+	case !ok || a.Status != profilesvc.AnalysisCompleted:
+		return nil, fmt.Errorf("analysis %s did not complete: %+v", id, a)
+	case a.CompletedAt == nil || !a.CompletedAt.Equal(end):
+		return nil, fmt.Errorf("completedAt = %v, want %v", a.CompletedAt, end)
+	case a.RiskAssessment == nil || len(a.Findings) == 0 || len(a.Recommendations) == 0:
+		return nil, fmt.Errorf("the fixture's analysis needs a risk assessment, findings and recommendations: %+v", a)
+	}
+	return &reportFixture{srv: srv, clock: clock, profile: p, id: id, analysis: a, docs: docs}, nil
+}
+
+// sharedFixture is the report fixture of fixtureProfileName and the
+// passport and bank statement, made once for the tests that only read it
+// and download its reports: its server renders each variant once, and
+// serves it from its cache after. TestMain closes it.
+var sharedFixture struct {
+	once     sync.Once
+	srv      *Server
+	f        *reportFixture
+	err      error
+	mu       sync.Mutex
+	problems []error // exchanges that disagree with api/openapi.yaml
+}
+
+// sharedReportFixture returns the shared report fixture. When t ends, it
+// fails t on any exchange of the fixture's server that has disagreed
+// with api/openapi.yaml, as NewTest's servers do.
+func sharedReportFixture(t *testing.T) *reportFixture {
+	t.Helper()
+	s := &sharedFixture
+	s.once.Do(func() {
+		clock := NewFakeClock(fixtureStart)
+		s.srv = New(WithManualAnalyses(), WithClock(clock), WithIDSeed(42), WithOpenAPICheck(func(err error) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.problems = append(s.problems, err)
+		}))
+		s.f, s.err = fillReportFixture(context.Background(), s.srv, clock, fixtureProfileName, fixtureDocs)
+	})
+	require.NoError(t, s.err, "the shared report fixture")
+	t.Cleanup(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, err := range s.problems {
+			t.Errorf("the shared report fixture's exchange disagrees with api/openapi.yaml: %v", err)
+		}
+	})
+	return s.f
+}
+
+// closeSharedFixture closes the shared report fixture's server, if it was
+// made.
+func closeSharedFixture() {
+	if sharedFixture.srv != nil {
+		sharedFixture.srv.Close()
+	}
 }
 
 // fixtureIsImage reports whether a fixture's document is a PNG image,

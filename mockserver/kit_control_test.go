@@ -16,6 +16,7 @@ import (
 )
 
 func TestKitControlAuth(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	routes := []struct{ method, path string }{
 		{"POST", "/_mock/reset"},
@@ -46,6 +47,7 @@ func TestKitControlAuth(t *testing.T) {
 }
 
 func TestKitControlReset(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	p, _ := addProfile(t, srv.Tenant, "To reset")
 	_, err := srv.InjectFault(mockserver.Fault{Path: "/none", Status: 500})
@@ -56,6 +58,7 @@ func TestKitControlReset(t *testing.T) {
 }
 
 func TestKitControlWorkflows(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	var list struct {
 		Items []mockserver.Workflow `json:"items"`
@@ -98,6 +101,7 @@ func TestKitControlWorkflows(t *testing.T) {
 }
 
 func TestKitControlSeed(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	raw, err := json.Marshal(testSeed())
 	require.NoError(t, err)
@@ -124,6 +128,7 @@ func TestKitControlSeed(t *testing.T) {
 }
 
 func TestKitControlItemStatus(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
 	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
 
@@ -143,6 +148,7 @@ func TestKitControlItemStatus(t *testing.T) {
 }
 
 func TestKitControlAnalyses(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
 	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
 	analysisIn := func(t *testing.T, r *response) profilesvc.Analysis {
@@ -213,6 +219,7 @@ func TestKitControlAnalyses(t *testing.T) {
 }
 
 func TestKitControlFaults(t *testing.T) {
+	t.Parallel()
 	clock := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	srv := mockserver.NewTest(t, mockserver.WithClock(clock))
 	p, _ := addProfile(t, srv.Tenant, "Faulty")
@@ -287,6 +294,7 @@ func TestKitControlFaults(t *testing.T) {
 }
 
 func TestKitControlRequests(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	do(t, srv, "POST", "/v1/workflows/wf_default/profiles", `{"name":"recorded"}`)
 	do(t, srv, "GET", "/v1/profiles/pf_missing?x=1", nil)

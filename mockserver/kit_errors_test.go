@@ -15,6 +15,7 @@ import (
 )
 
 func TestKitErrorsMatchSentinels(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses())
 	pid, fid, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
 	completed := startAnalysis(t, srv, pid, iid)

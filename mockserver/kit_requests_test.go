@@ -1,13 +1,21 @@
 package mockserver_test
 
 // The request record: what it keeps of a request, its size, and how Reset
-// and ClearRequests treat the requests under way.
+// and ClearRequests treat the requests under way; AwaitRequest,
+// RequestMatch, RequestsMatching and ExpectRequests; recorded bodies as
+// the kit and GET /_mock/requests give them. Every wait is for an event (a
+// kit wait that has begun, an answer on a channel), never for a fixed
+// time.
 
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +29,7 @@ import (
 )
 
 func TestKitRequestRecord(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	c := srv.Client()
 	ctx := t.Context()
@@ -79,6 +88,7 @@ func TestKitRequestRecord(t *testing.T) {
 // client sent, and a retried upload's first attempt is exactly what such a
 // test checks.
 func TestKitRequestRecordBodyAsSent(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	p, _ := addProfile(t, srv.Tenant, "Body")
 	_, err := srv.InjectFault(mockserver.Fault{Method: "PATCH", Path: "/v1/profiles/*", Status: 503, Times: 1})
@@ -100,6 +110,7 @@ func TestKitRequestRecordBodyAsSent(t *testing.T) {
 }
 
 func TestKitRequestRecordTruncatesLongBodies(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	_, fid := addProfile(t, srv.Tenant, "Long")
 	long := strings.Repeat("x", 100<<10)
@@ -112,6 +123,7 @@ func TestKitRequestRecordTruncatesLongBodies(t *testing.T) {
 }
 
 func TestKitRequestRecordRing(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithRequestRecordSize(5))
 	for i := range 8 {
 		do(t, srv, "GET", fmt.Sprintf("/v1/profiles/pf_%d", i), nil)
@@ -141,6 +153,7 @@ func TestKitRequestRecordRing(t *testing.T) {
 // is answered into is empty, however the answer and the Reset interleave.
 // A request that arrives after the Reset is recorded as usual.
 func TestKitResetDropsRequestsUnderWay(t *testing.T) {
+	t.Parallel()
 	fc := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(fc))
 	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
@@ -164,6 +177,7 @@ func TestKitResetDropsRequestsUnderWay(t *testing.T) {
 // record, then lets the poll time out: it arrived before ClearRequests, so
 // it is not recorded when it is answered.
 func TestKitClearRequestsDropsRequestsUnderWay(t *testing.T) {
+	t.Parallel()
 	fc := mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithClock(fc))
 	pid, _, iid := addProfileWithItem(t, srv.Tenant, "Jane Doe")
@@ -187,4 +201,348 @@ func TestKitClearRequestsDropsRequestsUnderWay(t *testing.T) {
 	rs := srv.Requests()
 	assert.True(t, len(rs) == 1 && rs[0].RequestID == after.Header.Get("X-Request-Id"),
 		"record = %+v, want the request after the clearing (%s) alone", rs, after.Header.Get("X-Request-Id"))
+}
+
+// ---------------------------------------------------------------------
+// AwaitRequest.
+
+func TestKitAwaitRequest(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	p, _ := addProfile(t, srv.Tenant, "Jane Doe")
+	getProfile := mockserver.RequestMatch{Method: "GET", Path: "/v1/profiles/*"}
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel() // a wait with it must not wait at all
+
+	t.Run("a request sent after the wait began", func(t *testing.T) {
+		srv.ClearRequests()
+		ctx, cancel := newWatchedCtx(t.Context())
+		defer cancel()
+		got := goCall(func() (mockserver.RecordedRequest, error) { return srv.AwaitRequest(ctx, getProfile) })
+		receive(t, ctx.waiting, "AwaitRequest to begin waiting")
+		// One that does not match first: it must not end the wait.
+		wantStatus(t, awaitAnswer(t, goSend(t, srv, request{Method: "GET", Path: "/v1/profiles/" + p.ID + "/folders"}), time.Minute), 200)
+		answer := awaitAnswer(t, goSend(t, srv, request{Method: "GET", Path: "/v1/profiles/" + p.ID}), time.Minute)
+		res := receive(t, got, "AwaitRequest")
+		require.NoError(t, res.err, "AwaitRequest")
+		assert.Equal(t, answer.Header.Get("X-Request-Id"), res.v.RequestID, "AwaitRequest returned %s %s, want the request sent", res.v.Method, res.v.Path)
+		assert.True(t, res.v.Method == "GET" && res.v.Path == "/v1/profiles/"+p.ID && res.v.Status == 200,
+			"AwaitRequest = %s %s → %d", res.v.Method, res.v.Path, res.v.Status)
+	})
+
+	t.Run("one already recorded, at once", func(t *testing.T) {
+		srv.ClearRequests()
+		first := do(t, srv, "GET", "/v1/profiles/"+p.ID, nil)
+		wantStatus(t, do(t, srv, "GET", "/v1/profiles/pf_missing", nil), 404)
+		got, err := srv.AwaitRequest(cancelled, getProfile)
+		require.NoError(t, err, "AwaitRequest of a request already recorded, with a cancelled context")
+		assert.Equal(t, first.Header.Get("X-Request-Id"), got.RequestID, "want the first request that matches, got %s %s", got.Method, got.Path)
+	})
+
+	t.Run("only since ClearRequests", func(t *testing.T) {
+		srv.ClearRequests()
+		wantStatus(t, do(t, srv, "GET", "/v1/profiles/"+p.ID, nil), 200)
+		srv.ClearRequests()
+		_, err := srv.AwaitRequest(cancelled, getProfile)
+		require.ErrorIs(t, err, context.Canceled, "AwaitRequest after ClearRequests: the request before it must not count")
+
+		ctx, cancel := newWatchedCtx(t.Context())
+		defer cancel()
+		got := goCall(func() (mockserver.RecordedRequest, error) { return srv.AwaitRequest(ctx, getProfile) })
+		receive(t, ctx.waiting, "AwaitRequest to begin waiting")
+		answer := awaitAnswer(t, goSend(t, srv, request{Method: "GET", Path: "/v1/profiles/pf_after"}), time.Minute)
+		res := receive(t, got, "AwaitRequest")
+		require.NoError(t, res.err, "AwaitRequest")
+		assert.True(t, res.v.RequestID == answer.Header.Get("X-Request-Id") && res.v.Path == "/v1/profiles/pf_after",
+			"AwaitRequest = %s %s, want the request sent after ClearRequests", res.v.Method, res.v.Path)
+	})
+
+	t.Run("context cancelled", func(t *testing.T) {
+		srv.ClearRequests()
+		ctx, cancel := newWatchedCtx(t.Context())
+		got := goCall(func() (mockserver.RecordedRequest, error) { return srv.AwaitRequest(ctx, getProfile) })
+		receive(t, ctx.waiting, "AwaitRequest to begin waiting")
+		cancel()
+		res := receive(t, got, "AwaitRequest")
+		require.ErrorIs(t, res.err, context.Canceled, "AwaitRequest when its context is cancelled")
+		assert.Contains(t, res.err.Error(), "/v1/profiles/*", "the error names what was awaited")
+	})
+}
+
+// ---------------------------------------------------------------------
+// RequestMatch, RequestsMatching, ExpectRequests.
+
+// recordMatchFixture sends the requests the matching tests select from
+// and returns their request IDs, in order, and the profile's ID:
+//
+//	0 POST   /v1/workflows/wf_default/profiles                → 201
+//	1 GET    /v1/profiles/{p}                                 → 200
+//	2 GET    /v1/workflows/wf_default/profiles?limit=2&search=Jane → 200
+//	3 GET    /v1/profiles/pf%2Fx                              → 404
+//	4 GET    /v1/profiles/pf%20y                              → 404
+//	5 DELETE /v1/profiles/pf_missing                          → 404
+//	6 GET    /v1/profiles/{p}/folders                         → 200
+func recordMatchFixture(t *testing.T, srv *mockserver.Server) (ids []string, profileID string) {
+	t.Helper()
+	srv.ClearRequests()
+	created := do(t, srv, "POST", "/v1/workflows/wf_default/profiles", map[string]any{"name": "Jane Doe"})
+	wantStatus(t, created, 201)
+	var p struct{ ID string }
+	decode(t, created, &p)
+	answers := []*response{created}
+	for _, r := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/v1/profiles/" + p.ID, 200},
+		{"GET", "/v1/workflows/wf_default/profiles?limit=2&search=Jane", 200},
+		{"GET", "/v1/profiles/pf%2Fx", 404},
+		{"GET", "/v1/profiles/pf%20y", 404},
+		{"DELETE", "/v1/profiles/pf_missing", 404},
+		{"GET", "/v1/profiles/" + p.ID + "/folders", 200},
+	} {
+		a := do(t, srv, r.method, r.path, nil)
+		wantStatus(t, a, r.status)
+		answers = append(answers, a)
+	}
+	for _, a := range answers {
+		ids = append(ids, a.Header.Get("X-Request-Id"))
+	}
+	require.Len(t, srv.Requests(), len(ids), "recorded requests")
+	return ids, p.ID
+}
+
+func TestKitRequestsMatching(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	ids, pid := recordMatchFixture(t, srv)
+	tests := []struct {
+		name  string
+		match mockserver.RequestMatch
+		want  []int // indexes of recordMatchFixture's requests
+	}{
+		{"empty matches all, oldest first", mockserver.RequestMatch{}, []int{0, 1, 2, 3, 4, 5, 6}},
+		{"method in any case", mockserver.RequestMatch{Method: "get"}, []int{1, 2, 3, 4, 6}},
+		{"* is one segment, an escaped slash in it", mockserver.RequestMatch{Path: "/v1/profiles/*"}, []int{1, 3, 4, 5}},
+		{"* between literals", mockserver.RequestMatch{Path: "/v1/profiles/*/folders"}, []int{6}},
+		{"literal ID", mockserver.RequestMatch{Path: "/v1/profiles/" + pid}, []int{1}},
+		{"escaped segment by its unescaped form", mockserver.RequestMatch{Path: "/v1/profiles/pf y"}, []int{4}},
+		{"segments counted", mockserver.RequestMatch{Path: "/v1/profiles"}, nil},
+		{"query subset", mockserver.RequestMatch{Query: url.Values{"limit": {"2"}}}, []int{2}},
+		{"query in full", mockserver.RequestMatch{Query: url.Values{"limit": {"2"}, "search": {"Jane"}}}, []int{2}},
+		{"query of another value", mockserver.RequestMatch{Query: url.Values{"limit": {"3"}}}, nil},
+		{"query parameter absent", mockserver.RequestMatch{Query: url.Values{"cursor": {"c"}}}, nil},
+		{"status", mockserver.RequestMatch{Status: 404}, []int{3, 4, 5}},
+		{"every field", mockserver.RequestMatch{Method: "GET", Path: "/v1/profiles/*", Status: 404}, []int{3, 4}},
+		{"no such method", mockserver.RequestMatch{Method: "PUT"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := []string{}
+			for _, i := range tt.want {
+				want = append(want, ids[i])
+			}
+			got := srv.RequestsMatching(tt.match)
+			if diff := cmp.Diff(want, requestIDs(got)); diff != "" {
+				t.Errorf("RequestsMatching(%s): request IDs differ (-want +got):\n%s", tt.match, diff)
+			}
+			for _, r := range srv.Requests() {
+				assert.Equal(t, slices.Contains(want, r.RequestID), tt.match.Matches(r), "(%s).Matches(%s %s → %d)", tt.match, r.Method, r.Path, r.Status)
+			}
+		})
+	}
+}
+
+// TestKitRequestMatchSlashInID matches a request for an ID that holds an
+// escaped slash by the ID as it is, unescaped, as RequestMatch.Path says
+// ("a route pattern on the path's unescaped segments ... an ID may be
+// given literally").
+func TestKitRequestMatchSlashInID(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	ids, _ := recordMatchFixture(t, srv)
+	got := srv.RequestsMatching(mockserver.RequestMatch{Path: "/v1/profiles/" + "pf/x"})
+	if diff := cmp.Diff([]string{ids[3]}, requestIDs(got)); diff != "" {
+		t.Errorf("RequestsMatching the ID pf/x (-want +got):\n%s", diff)
+	}
+}
+
+func TestKitExpectRequests(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	ids, pid := recordMatchFixture(t, srv)
+	reqs := srv.Requests()
+	// shown matches the line of the message that shows request i: its
+	// method and path, then its query or its status.
+	shown := func(i int) *regexp.Regexp {
+		return regexp.MustCompile(regexp.QuoteMeta(reqs[i].Method+" "+reqs[i].Path) + `[ ?]`)
+	}
+	require.Len(t, ids, 7)
+
+	t.Run("exactly n passes", func(t *testing.T) {
+		for _, tt := range []struct {
+			match mockserver.RequestMatch
+			n     int
+		}{
+			{mockserver.RequestMatch{Method: "GET", Path: "/v1/profiles/*"}, 3},
+			{mockserver.RequestMatch{Status: 404}, 3},
+			{mockserver.RequestMatch{Method: "PUT"}, 0},
+			{mockserver.RequestMatch{}, 7},
+		} {
+			tb := &recordedErrors{TB: t}
+			srv.ExpectRequests(tb, tt.match, tt.n)
+			assert.Empty(t, tb.messages(), "ExpectRequests(%s, %d) failed the test", tt.match, tt.n)
+		}
+	})
+
+	tests := []struct {
+		name  string
+		match mockserver.RequestMatch
+		n     int
+		field string // the field the near miss differs in
+		near  []int  // the near misses, by index
+		far   []int  // requests differing in more than one field: not listed
+	}{
+		{name: "path", match: mockserver.RequestMatch{Method: "GET", Path: "/v1/profiles/" + pid + "/items", Status: 200}, n: 1,
+			field: "path", near: []int{1, 2, 6}, far: []int{0, 3}},
+		{name: "query", match: mockserver.RequestMatch{Method: "GET", Path: "/v1/workflows/*/profiles", Query: url.Values{"limit": {"5"}}}, n: 1,
+			field: "query", near: []int{2}, far: []int{0, 1}},
+		{name: "method", match: mockserver.RequestMatch{Method: "PATCH", Path: "/v1/profiles/pf_missing"}, n: 1,
+			field: "method", near: []int{5}, far: []int{1, 0}},
+		{name: "status", match: mockserver.RequestMatch{Method: "GET", Path: "/v1/profiles/*", Status: 200}, n: 2,
+			field: "status", near: []int{3, 4}, far: []int{5, 0}},
+	}
+	for _, tt := range tests {
+		t.Run("near misses differing in "+tt.name, func(t *testing.T) {
+			tb := &recordedErrors{TB: t}
+			srv.ExpectRequests(tb, tt.match, tt.n)
+			msg := tb.messages()
+			require.NotEmpty(t, msg, "ExpectRequests(%s, %d) did not fail", tt.match, tt.n)
+			assert.Contains(t, msg, fmt.Sprintf("want %d", tt.n), "the message gives the number wanted")
+			lines := strings.Split(msg, "\n")
+			for _, i := range tt.near {
+				assert.True(t, slices.ContainsFunc(lines, func(l string) bool {
+					return shown(i).MatchString(l) && strings.Contains(l, "differs in "+tt.field)
+				}), "the message does not list %s %s as differing in %s:\n%s", reqs[i].Method, reqs[i].Path, tt.field, msg)
+			}
+			for _, i := range tt.far {
+				assert.False(t, shown(i).MatchString(msg), "%s %s, differing in more than one field, is listed:\n%s", reqs[i].Method, reqs[i].Path, msg)
+			}
+		})
+	}
+
+	t.Run("too many", func(t *testing.T) {
+		tb := &recordedErrors{TB: t}
+		srv.ExpectRequests(tb, mockserver.RequestMatch{Status: 404}, 1)
+		assert.Contains(t, tb.messages(), "3 requests match", "ExpectRequests with more matches than wanted")
+	})
+}
+
+// ---------------------------------------------------------------------
+// Recorded bodies.
+
+func TestKitRecordedBodies(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	p, fid := addProfile(t, srv.Tenant, "Bodies")
+	const text = "name=Letters & <more>"
+	wantStatus(t, do(t, srv, "POST", "/v1/workflows/wf_default/profiles", map[string]any{"name": "Jane Doe", "metadata": map[string]any{"tier": "gold"}}), 201)
+	wantError(t, send(t, srv, request{Method: "POST", Path: "/v1/profiles/" + p.ID + "/folders", Body: []byte(text), ContentType: "text/plain"}), 415, "UNSUPPORTED_MEDIA_TYPE")
+	upBody, upType := multipartBody(t, "scan.png", pngBytes)
+	wantStatus(t, send(t, srv, request{Method: "POST", Path: "/v1/folders/" + fid + "/items", Body: upBody, ContentType: upType}), 201)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 3)
+	jsonReq, textReq, binReq := reqs[0], reqs[1], reqs[2]
+
+	t.Run("BodyText and DecodeJSON", func(t *testing.T) {
+		var body struct {
+			Name     string
+			Metadata map[string]any
+		}
+		require.NoError(t, jsonReq.DecodeJSON(&body), "DecodeJSON of a JSON body")
+		assert.True(t, body.Name == "Jane Doe" && body.Metadata["tier"] == "gold", "DecodeJSON = %+v", body)
+		assert.JSONEq(t, `{"name":"Jane Doe","metadata":{"tier":"gold"}}`, jsonReq.BodyText(), "BodyText of a JSON body")
+		assert.Equal(t, text, textReq.BodyText(), "BodyText of a text body")
+		var v any
+		err := textReq.DecodeJSON(&v)
+		require.Error(t, err, "DecodeJSON of a text body")
+		assert.Contains(t, err.Error(), textReq.Path, "the error names the request")
+		assert.Equal(t, string(upBody), binReq.BodyText(), "BodyText of a binary body")
+	})
+
+	r := do(t, srv, "GET", "/_mock/requests", nil)
+	wantStatus(t, r, 200)
+	var listing struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	decode(t, r, &listing)
+	require.Len(t, listing.Items, 3, "GET /_mock/requests: items")
+	entry := func(i int) map[string]any {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(listing.Items[i], &m))
+		return m
+	}
+
+	t.Run("over HTTP", func(t *testing.T) {
+		j := entry(0)
+		wantSameJSON(t, "the JSON body", j["body"], map[string]any{"name": "Jane Doe", "metadata": map[string]any{"tier": "gold"}})
+		wantNoKey(t, "the JSON body's entry", j, "bodyEncoding")
+
+		tx := entry(1)
+		assert.Equal(t, text, tx["body"], "the text body, as a string")
+		assert.Equal(t, "text", tx["bodyEncoding"], "bodyEncoding of the text body")
+
+		bin := entry(2)
+		assert.Equal(t, "base64", bin["bodyEncoding"], "bodyEncoding of the binary body")
+		s, ok := bin["body"].(string)
+		require.True(t, ok, "the binary body = %#v, want a base64 string", bin["body"])
+		b, err := base64.StdEncoding.DecodeString(s)
+		require.NoError(t, err, "the binary body is not base64")
+		assert.Equal(t, upBody, b, "the binary body, decoded")
+	})
+
+	t.Run("decoded equals the kit's", func(t *testing.T) {
+		var got []mockserver.RecordedRequest
+		for i, raw := range listing.Items {
+			var rr mockserver.RecordedRequest
+			require.NoError(t, json.Unmarshal(raw, &rr), "item %d: %s", i, raw)
+			got = append(got, rr)
+		}
+		if diff := cmp.Diff(reqs, got); diff != "" {
+			t.Errorf("GET /_mock/requests decoded differs from Requests() (-kit +HTTP):\n%s", diff)
+		}
+		// And the kit's own encoding round-trips.
+		for i, r := range reqs {
+			b, err := json.Marshal(r)
+			require.NoError(t, err)
+			var back mockserver.RecordedRequest
+			require.NoError(t, json.Unmarshal(b, &back))
+			if diff := cmp.Diff(r, back); diff != "" {
+				t.Errorf("request %d after MarshalJSON and UnmarshalJSON (-before +after):\n%s", i, diff)
+			}
+		}
+	})
+}
+
+// TestKitRecordedJSONBodyOverHTTP reads JSON bodies back from
+// GET /_mock/requests: the same JSON value as sent, compacted, with
+// nothing escaped that the client did not escape; the kit's own copy
+// keeps the bytes exactly.
+func TestKitRecordedJSONBodyOverHTTP(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	for _, body := range []string{"{\n  \"name\": \"Jane Doe\"\n}", `{"name":"<b>Jane</b> & co"}`} {
+		srv.ClearRequests()
+		wantStatus(t, do(t, srv, "POST", "/v1/workflows/wf_default/profiles", body), 201)
+		raw := do(t, srv, "GET", "/_mock/requests", nil)
+		assert.NotContains(t, string(raw.Body), `\u003c`, "the listing escapes what the client sent as it was")
+		var listing struct {
+			Items []mockserver.RecordedRequest `json:"items"`
+		}
+		decode(t, raw, &listing)
+		require.Len(t, listing.Items, 1)
+		got := listing.Items[0]
+		assert.JSONEq(t, body, got.BodyText(), "the body decoded from GET /_mock/requests")
+		assert.Equal(t, body, srv.Requests()[0].BodyText(), "the kit's copy of the body")
+	}
 }

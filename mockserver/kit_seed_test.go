@@ -18,6 +18,7 @@ import (
 )
 
 func TestKitLoadSeed(t *testing.T) {
+	t.Parallel()
 	t.Run("valid", func(t *testing.T) {
 		srv := mockserver.NewTest(t)
 		require.NoError(t, srv.LoadSeed(testSeed()), "LoadSeed")
@@ -92,6 +93,7 @@ func TestKitLoadSeed(t *testing.T) {
 // Path (and no Data) must not silently load an empty file: either the file
 // is read or the seed is refused.
 func TestKitLoadSeedPathFromGo(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "passport.txt")
 	require.NoError(t, os.WriteFile(path, []byte(passportDoc), 0o644))
 	srv := mockserver.NewTest(t)
@@ -108,6 +110,7 @@ func TestKitLoadSeedPathFromGo(t *testing.T) {
 }
 
 func TestKitLoadSeedFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "docs", "passport.txt"), []byte(passportDoc), 0o644))

@@ -1,16 +1,21 @@
 package mockserver_test
 
-// The embedding API: New, NewTest, Start, NewHandler, Close and Client.
+// The embedding API: New, NewTest, Start, NewHandler, Close and Client;
+// the public health route, TLS and CORS.
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -19,6 +24,7 @@ import (
 )
 
 func TestKitNew(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.New(openapiChecked(t))
 	defer srv.Close()
 
@@ -52,6 +58,7 @@ func TestKitNew(t *testing.T) {
 }
 
 func TestKitWithAPIKey(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithAPIKey("my-fixed-key"))
 	require.Equal(t, "my-fixed-key", srv.APIKey, "APIKey")
 	wantStatus(t, send(t, srv, request{Method: "GET", Path: "/_mock/workflows", Key: "my-fixed-key"}), 200)
@@ -62,6 +69,7 @@ func TestKitWithAPIKey(t *testing.T) {
 }
 
 func TestKitNewTestClosesAtCleanup(t *testing.T) {
+	t.Parallel()
 	var url string
 	t.Run("inner", func(t *testing.T) {
 		srv := mockserver.NewTest(t)
@@ -77,6 +85,7 @@ func TestKitNewTestClosesAtCleanup(t *testing.T) {
 }
 
 func TestKitStart(t *testing.T) {
+	t.Parallel()
 	srv, err := mockserver.Start("127.0.0.1:0", mockserver.WithAPIKey("k"))
 	require.NoError(t, err, "Start")
 	defer srv.Close()
@@ -124,6 +133,7 @@ func TestKitStart(t *testing.T) {
 }
 
 func TestKitNewHandler(t *testing.T) {
+	t.Parallel()
 	clock := newTimerClock(wallClock{})
 	srv, err := mockserver.NewHandler(mockserver.WithManualAnalyses(), mockserver.WithClock(clock), openapiChecked(t))
 	require.NoError(t, err, "NewHandler")
@@ -163,6 +173,7 @@ func TestKitNewHandler(t *testing.T) {
 }
 
 func TestKitClose(t *testing.T) {
+	t.Parallel()
 	t.Run("releases a long poll promptly", func(t *testing.T) {
 		// On a fake clock the poll's 300s never pass: only Close can end
 		// it, and a poll Close left to its grace period would be cut
@@ -250,5 +261,152 @@ func TestKitClose(t *testing.T) {
 		defer cancel()
 		assert.NoError(t, srv.Shutdown(ctx), "Shutdown")
 		srv.Close() // after Shutdown: a no-op
+	})
+}
+
+// ---------------------------------------------------------------------
+// The public health route, TLS and CORS.
+
+func TestKitHealth(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	for _, key := range []string{noKey, "wrong-key", ""} {
+		r := send(t, srv, request{Method: "GET", Path: "/_mock/health", Key: key})
+		if diff := cmp.Diff(map[string]any{"status": "ok", "version": profilesvc.Version}, jsonObject(t, r, 200)); diff != "" {
+			t.Errorf("GET /_mock/health with key %q (-want +got):\n%s", key, diff)
+		}
+		assert.Regexp(t, requestIDPattern, r.Header.Get("X-Request-Id"), "the health answer's request ID")
+	}
+	assert.Empty(t, srv.Requests(), "health checks are not recorded")
+	wantError(t, send(t, srv, request{Method: "POST", Path: "/_mock/health", Key: noKey}), 405, "METHOD_NOT_ALLOWED")
+}
+
+func TestKitWithTLS(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, mockserver.WithTLS())
+	require.True(t, strings.HasPrefix(srv.URL, "https://127.0.0.1:"), "URL %q: want https", srv.URL)
+	cert := srv.Certificate()
+	require.NotNil(t, cert, "Certificate() of a TLS server")
+
+	p, err := srv.Client(profilesvc.WithMaxRetries(0)).CreateProfile(t.Context(), mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Over TLS"})
+	require.NoError(t, err, "CreateProfile through Client()")
+	_, ok := srv.Profile(p.ID)
+	assert.True(t, ok, "the profile created over TLS")
+
+	hc := srv.HTTPClient()
+	t.Cleanup(hc.CloseIdleConnections)
+	resp, err := hc.Get(srv.URL + "/_mock/health")
+	require.NoError(t, err, "HTTPClient()")
+	_ = resp.Body.Close()
+	require.NotNil(t, resp.TLS, "the answer came without TLS")
+	require.NotEmpty(t, resp.TLS.PeerCertificates)
+	assert.True(t, resp.TLS.PeerCertificates[0].Equal(cert), "Certificate() is not the certificate served")
+	assert.Contains(t, string(mockserver.CertificatePEM(cert)), "-----BEGIN CERTIFICATE-----", "CertificatePEM")
+
+	t.Run("a client that does not trust it", func(t *testing.T) {
+		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: x509.NewCertPool(), MinVersion: tls.VersionTLS12}}
+		t.Cleanup(tr.CloseIdleConnections)
+		_, err := (&http.Client{Transport: tr}).Get(srv.URL + "/_mock/health")
+		var verr *tls.CertificateVerificationError
+		require.ErrorAs(t, err, &verr, "a client without the certificate")
+		var unknown x509.UnknownAuthorityError
+		assert.ErrorAs(t, err, &unknown, "the error of a client without the certificate")
+
+		c, err := profilesvc.NewClient(profilesvc.WithBaseURL(srv.URL), profilesvc.WithAPIKey(srv.APIKey), profilesvc.WithMaxRetries(0),
+			profilesvc.WithHTTPClient(&http.Client{Transport: tr}))
+		require.NoError(t, err)
+		_, err = c.GetProfile(t.Context(), p.ID)
+		assert.ErrorAs(t, err, &verr, "the SDK without the certificate")
+	})
+
+	t.Run("plain HTTP has none", func(t *testing.T) {
+		assert.Nil(t, newServer(t).Certificate(), "Certificate() of a plain HTTP server")
+	})
+}
+
+func TestKitCORS(t *testing.T) {
+	t.Parallel()
+	const app, other = "https://app.test", "https://evil.test"
+	allowed := newServer(t, mockserver.WithCORS(app))
+	anyOrigin := newServer(t, mockserver.WithCORS("*"))
+	plain := newServer(t)
+	// preflight sends a browser's preflight of a POST with the headers
+	// asked for (none: no Access-Control-Request-Headers).
+	preflightAsking := func(t *testing.T, srv *mockserver.Server, origin, headers string) *response {
+		t.Helper()
+		h := http.Header{"Origin": {origin}, "Access-Control-Request-Method": {"POST"}}
+		if headers != "" {
+			h.Set("Access-Control-Request-Headers", headers)
+		}
+		return send(t, srv, request{Method: "OPTIONS", Path: "/v1/workflows/wf_default/profiles", Key: noKey, Header: h})
+	}
+	preflight := func(t *testing.T, srv *mockserver.Server, origin string) *response {
+		t.Helper()
+		return preflightAsking(t, srv, origin, "X-Api-Key, Content-Type")
+	}
+	real := func(t *testing.T, srv *mockserver.Server, origin string) *response {
+		t.Helper()
+		r := send(t, srv, request{Method: "POST", Path: "/v1/workflows/wf_default/profiles", JSON: map[string]any{"name": "From a browser"},
+			Header: http.Header{"Origin": {origin}}})
+		wantStatus(t, r, 201)
+		return r
+	}
+	// list splits a header of comma-separated names, lower-cased.
+	list := func(h http.Header, name string) []string {
+		var out []string
+		for _, v := range h.Values(name) {
+			for _, s := range strings.Split(v, ",") {
+				out = append(out, strings.ToLower(strings.TrimSpace(s)))
+			}
+		}
+		return out
+	}
+
+	for _, tt := range []struct {
+		name   string
+		srv    *mockserver.Server
+		origin string
+	}{
+		{"an allowed origin", allowed, app},
+		{"any origin with *", anyOrigin, other},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pre := preflight(t, tt.srv, tt.origin)
+			wantNoContent(t, pre)
+			assert.Contains(t, []string{tt.origin, "*"}, pre.Header.Get("Access-Control-Allow-Origin"), "preflight: Access-Control-Allow-Origin")
+			assert.Contains(t, list(pre.Header, "Access-Control-Allow-Methods"), "post", "preflight: Access-Control-Allow-Methods")
+			headers := list(pre.Header, "Access-Control-Allow-Headers")
+			assert.True(t, slices.Contains(headers, "x-api-key") && slices.Contains(headers, "content-type"), "preflight: Access-Control-Allow-Headers = %v", headers)
+			headers = list(preflightAsking(t, tt.srv, tt.origin, "").Header, "Access-Control-Allow-Headers")
+			assert.Contains(t, headers, "x-api-key", "preflight asking no headers: Access-Control-Allow-Headers")
+
+			r := real(t, tt.srv, tt.origin)
+			assert.Contains(t, []string{tt.origin, "*"}, r.Header.Get("Access-Control-Allow-Origin"), "request: Access-Control-Allow-Origin")
+			exposed := list(r.Header, "Access-Control-Expose-Headers")
+			assert.True(t, slices.Contains(exposed, "content-disposition") && slices.Contains(exposed, "x-request-id"), "request: Access-Control-Expose-Headers = %v", exposed)
+		})
+	}
+
+	t.Run("an origin not allowed", func(t *testing.T) {
+		pre := preflight(t, allowed, other)
+		wantErrorShape(t, pre)
+		assert.Equal(t, 403, pre.Status, "preflight from an origin not allowed")
+		assert.Empty(t, pre.Header.Get("Access-Control-Allow-Origin"), "preflight: Access-Control-Allow-Origin")
+		assert.Empty(t, real(t, allowed, other).Header.Get("Access-Control-Allow-Origin"), "request: Access-Control-Allow-Origin")
+	})
+
+	t.Run("without WithCORS", func(t *testing.T) {
+		// The answers are those of the same requests without an Origin.
+		pre := preflight(t, plain, app)
+		bare := send(t, plain, request{Method: "OPTIONS", Path: "/v1/workflows/wf_default/profiles", Key: noKey})
+		assert.Equal(t, bare.Status, pre.Status, "a preflight without WithCORS, against an OPTIONS request: %s", pre)
+		assert.Equal(t, bare.Header.Values("Vary"), pre.Header.Values("Vary"), "Vary of a preflight without WithCORS")
+		r := real(t, plain, app)
+		assert.Empty(t, r.Header.Values("Vary"), "Vary of a request without WithCORS")
+		for _, r := range []*response{pre, r} {
+			for k := range r.Header {
+				assert.False(t, strings.HasPrefix(strings.ToLower(k), "access-control-"), "header %s set without WithCORS", k)
+			}
+		}
 	})
 }

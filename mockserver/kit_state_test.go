@@ -24,6 +24,7 @@ import (
 )
 
 func TestKitAddWorkflow(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	base := srv.Workflows()
 	require.True(t, len(base) == 1 && base[0].ID == mockserver.DefaultWorkflowID, "Workflows() = %+v, want wf_default alone", base)
@@ -70,6 +71,7 @@ func TestKitAddWorkflow(t *testing.T) {
 }
 
 func TestKitCreateAndInspect(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	fc := mockserver.NewFakeClock(t0)
 	srv := mockserver.NewTest(t, mockserver.WithClock(fc), mockserver.WithManualAnalyses())
@@ -269,6 +271,7 @@ func idsOfRun(t *testing.T, srv *mockserver.Server) (ids, prefixes []string) {
 }
 
 func TestKitIDs(t *testing.T) {
+	t.Parallel()
 	seeded := func(seed uint64) *mockserver.Server {
 		return mockserver.NewTest(t, mockserver.WithIDSeed(seed), mockserver.WithManualAnalyses())
 	}
@@ -299,6 +302,7 @@ func TestKitIDs(t *testing.T) {
 }
 
 func TestKitReset(t *testing.T) {
+	t.Parallel()
 	extra := mockserver.Workflow{ID: "wf_configured", OutputSchema: json.RawMessage(`{"properties":{}}`)}
 	clock := newTimerClock(wallClock{})
 	srv := mockserver.NewTest(t, mockserver.WithManualAnalyses(), mockserver.WithWorkflows(extra), mockserver.WithClock(clock))
@@ -339,6 +343,7 @@ func TestKitReset(t *testing.T) {
 // TestKitConcurrentUse drives the kit and the HTTP API from many
 // goroutines at once, for the race detector.
 func TestKitConcurrentUse(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(20*time.Millisecond), mockserver.WithRequestRecordSize(50))
 	type target struct{ pid, iid string }
 	subjects := make([]target, 4)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestKitMultiTenant(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithMultiTenant())
 	keyA := "0b6a3c2e-1f4d-4a5b-9c8d-7e6f5a4b3c2d"
 	keyB := "F1E2D3C4-B5A6-4978-8695-A4B3C2D1E0F9" // upper case is well formed too
@@ -80,6 +81,7 @@ func TestKitMultiTenant(t *testing.T) {
 }
 
 func TestKitSingleTenantRefusesOtherUUIDs(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	other := "0b6a3c2e-1f4d-4a5b-9c8d-7e6f5a4b3c2d"
 	wantError(t, send(t, srv, request{Method: "GET", Path: "/v1/profiles/pf_x", Key: other}), 401, "UNAUTHORIZED")

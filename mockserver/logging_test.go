@@ -16,6 +16,7 @@ import (
 // TestRequestLogNeverHoldsTheKey logs every request at debug level, with
 // right and wrong keys, and checks that no key reaches the log.
 func TestRequestLogNeverHoldsTheKey(t *testing.T) {
+	t.Parallel()
 	var logs testutil.LockedBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	const key = "6f1d2c3b-4a59-4e8d-9c7b-1a2b3c4d5e6f"

@@ -19,13 +19,21 @@ import (
 )
 
 // TestMain runs the package's tests, internal and external (package
-// mockserver_test shares this test binary), and then fails the run if any
-// goroutine is left behind: an analysis timer that fired after Close, a
-// held long poll, a server's connection, or a client's. No goroutine is
-// ignored: every test closes its servers and its clients' idle
-// connections.
+// mockserver_test shares this test binary), closes the shared report
+// fixture, and then fails the run if any goroutine is left behind: an
+// analysis timer that fired after Close, a held long poll, a server's
+// connection, or a client's. No goroutine is ignored: every test closes
+// its servers and its clients' idle connections.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(closingShared{m})
+}
+
+// closingShared runs the tests, then closes what they shared.
+type closingShared struct{ m *testing.M }
+
+func (c closingShared) Run() int {
+	defer closeSharedFixture()
+	return c.m.Run()
 }
 
 // TestRelCloseLeavesNothingRunning closes a server that holds long polls

@@ -26,6 +26,7 @@ import (
 const testKey = "3c8e2d1a-7b6f-4e5d-9c4b-2a1f0e9d8c7b"
 
 func TestRecoverAndLog(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		next func(w http.ResponseWriter, r *http.Request)
@@ -116,6 +117,7 @@ func TestRecoverAndLog(t *testing.T) {
 }
 
 func TestAuthenticate(t *testing.T) {
+	t.Parallel()
 	const otherUUID = "0b6a3c2e-1f4d-4a5b-9c8d-7e6f5a4b3c2d"
 	tests := []struct {
 		name      string
@@ -178,6 +180,7 @@ func TestAuthenticate(t *testing.T) {
 }
 
 func TestRecord(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name          string
 		method, path  string
@@ -227,6 +230,7 @@ func TestRecord(t *testing.T) {
 }
 
 func TestInjectFaults(t *testing.T) {
+	t.Parallel()
 	profileFault := Fault{Method: "GET", Path: "/v1/profiles/*", Status: http.StatusServiceUnavailable, RetryAfter: 2 * time.Second}
 	tests := []struct {
 		name         string
@@ -308,6 +312,7 @@ func TestInjectFaults(t *testing.T) {
 }
 
 func TestDispatch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, method, path string
 		wantStatus         int

@@ -54,6 +54,7 @@ func completedAnalysis(t *testing.T, srv *mockserver.Server) string {
 }
 
 func TestOpenAPICheck(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		opts []mockserver.Option
@@ -136,6 +137,7 @@ func (r *recordingT) failures() []string {
 }
 
 func TestNewTestHoldsTheMockToTheDocument(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		opts []mockserver.Option

@@ -54,6 +54,7 @@ func uploadFile(t *testing.T, srv *Server, folderID, filename, contentType strin
 // TestPDFTextThroughTheServer uploads a text PDF, reads its text from the
 // item's url, and analyses it.
 func TestPDFTextThroughTheServer(t *testing.T) {
+	t.Parallel()
 	want := strings.Join(passportLines, "\n")
 	pdf := pdftest.Lines(t, passportLines...)
 	for _, route := range []string{"multipart upload", "AddFileItem"} {

@@ -34,44 +34,47 @@ import (
 var updateFixtures = flag.Bool("update", false, "rewrite internal/report/testdata from the engine's analyses")
 
 // TestPDFReportVariants downloads the four variants of a real analysis's
-// report and checks that each is what package report renders from the
-// analysis, its profile's name and its workflow, in the variant's
-// language, with or without raw data; likewise for a profile whose name
-// has characters the report's font lacks, and control characters.
+// report (the shared fixture's) and checks that each is what package
+// report renders from the analysis, its profile's name and its workflow,
+// in the variant's language, with or without raw data.
 func TestPDFReportVariants(t *testing.T) {
-	queries := func(locales ...string) []string {
-		var out []string
-		for _, locale := range locales {
-			for _, raw := range []bool{false, true} {
-				out = append(out, fmt.Sprintf("locale=%s&includeRawData=%v", locale, raw))
-			}
+	t.Parallel()
+	var queries []string
+	for _, locale := range []string{"en", "ko"} {
+		for _, raw := range []bool{false, true} {
+			queries = append(queries, fmt.Sprintf("locale=%s&includeRawData=%v", locale, raw))
 		}
-		return out
 	}
-	for _, tc := range []struct {
-		name, profileName string
-		queries           []string
-	}{
-		{"default", fixtureProfileName, queries("en", "ko")},
-		{"characters the font lacks", "Zoë Müller-Núñez 김민수 😀 𠀀 م\x00\x07 end", []string{"locale=en&includeRawData=true", "locale=ko&includeRawData=true"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newReportFixture(t, tc.profileName)
-			seen := map[string]string{}
-			for _, q := range tc.queries {
-				t.Run(q, func(t *testing.T) {
-					got := wantPDF(t, f.srv, f.id, q)
-					query, err := url.ParseQuery(q)
-					require.NoError(t, err)
-					want, err := report.Render(reportDataOf(t, f, query.Get("locale"), query.Get("includeRawData") == "true"))
-					require.NoError(t, err, "report.Render")
-					require.True(t, bytes.Equal(got, want), "the served report differs from report.Render's: %d and %d bytes, first difference at byte %d",
-						len(got), len(want), firstDiff(got, want))
-					other, ok := seen[string(got)]
-					assert.False(t, ok, "variant %s gives the same bytes as %s", q, other)
-					seen[string(got)] = q
-				})
-			}
+	wantRendered(t, sharedReportFixture(t), queries)
+}
+
+// TestPDFReportFontLacksCharacters is TestPDFReportVariants for a profile
+// whose name has characters the report's font lacks, and control
+// characters, in both languages with raw data.
+func TestPDFReportFontLacksCharacters(t *testing.T) {
+	t.Parallel()
+	f := newReportFixture(t, "Zoë Müller-Núñez 김민수 😀 𠀀 م\x00\x07 end")
+	wantRendered(t, f, []string{"locale=en&includeRawData=true", "locale=ko&includeRawData=true"})
+}
+
+// wantRendered downloads the report of f's analysis with each query and
+// checks that it is what package report renders for the query's variant,
+// and that no two variants give the same bytes.
+func wantRendered(t *testing.T, f *reportFixture, queries []string) {
+	t.Helper()
+	seen := map[string]string{}
+	for _, q := range queries {
+		t.Run(q, func(t *testing.T) {
+			got := wantPDF(t, f.srv, f.id, q)
+			query, err := url.ParseQuery(q)
+			require.NoError(t, err)
+			want, err := report.Render(reportDataOf(t, f, query.Get("locale"), query.Get("includeRawData") == "true"))
+			require.NoError(t, err, "report.Render")
+			require.True(t, bytes.Equal(got, want), "the served report differs from report.Render's: %d and %d bytes, first difference at byte %d",
+				len(got), len(want), firstDiff(got, want))
+			other, ok := seen[string(got)]
+			assert.False(t, ok, "variant %s gives the same bytes as %s", q, other)
+			seen[string(got)] = q
 		})
 	}
 }
@@ -85,6 +88,7 @@ func reportFixtureFile(name string) string {
 // tests are the ones the engine makes today, as report.Data in JSON; with
 // -update, it rewrites them.
 func TestReportFixtures(t *testing.T) {
+	t.Parallel()
 	for _, fx := range []struct {
 		file string
 		data func(t *testing.T) report.Data
@@ -92,7 +96,7 @@ func TestReportFixtures(t *testing.T) {
 		// The analysis of a passport and a bank statement that the report
 		// tests here run, and most of package report's.
 		{"analysis.json", func(t *testing.T) report.Data {
-			return reportDataOf(t, newReportFixture(t, fixtureProfileName), "", false)
+			return reportDataOf(t, sharedReportFixture(t), "", false)
 		}},
 		// A typical analysis, for package report's benchmark: a passport,
 		// a bank statement and a utility bill.
@@ -128,8 +132,10 @@ func TestReportFixtures(t *testing.T) {
 // TestPDFReportByteIdentical checks that a report depends on nothing but
 // the analysis: two servers with the same clock, ID seed and requests give
 // the same bytes (package report checks that rendering twice does too).
+// One of the two is the shared fixture's.
 func TestPDFReportByteIdentical(t *testing.T) {
-	a := newReportFixture(t, fixtureProfileName)
+	t.Parallel()
+	a := sharedReportFixture(t)
 	b := newReportFixture(t, fixtureProfileName)
 	require.True(t, a.id == b.id && a.profile.ID == b.profile.ID, "the two servers' IDs differ (%s/%s, %s/%s): WithIDSeed is not deterministic", a.id, b.id, a.profile.ID, b.profile.ID)
 	seen := map[string]string{}
@@ -152,6 +158,7 @@ func TestPDFReportByteIdentical(t *testing.T) {
 // from the cache, that deleting the analysis deletes its reports, and that
 // an analysis that has not completed has none.
 func TestPDFReportCache(t *testing.T) {
+	t.Parallel()
 	t.Run("cached per variant, deleted with the analysis", func(t *testing.T) {
 		f := newReportFixture(t, fixtureProfileName)
 		cached := func() map[reportVariant][]byte {
@@ -240,6 +247,7 @@ func variantsOf(m map[reportVariant][]byte) []reportVariant {
 // shows the rest as given: an analyzer that runs the engine and changes
 // one finding, and one that writes its own result.
 func TestPDFReportOfAnotherAnalyzer(t *testing.T) {
+	t.Parallel()
 	const changed = "Checked by the test's own analyzer."
 	for _, tc := range []struct {
 		name     string
@@ -278,9 +286,11 @@ func TestPDFReportOfAnotherAnalyzer(t *testing.T) {
 
 // TestPDFReportAfterRestore checks that a snapshot keeps what a report
 // needs: a server restored from one, through its JSON, serves the same
-// bytes as the server it was taken from, in both languages.
+// bytes as the server it was taken from (the shared fixture's), in both
+// languages.
 func TestPDFReportAfterRestore(t *testing.T) {
-	f := newReportFixture(t, fixtureProfileName)
+	t.Parallel()
+	f := sharedReportFixture(t)
 	snap, err := f.srv.Snapshot()
 	require.NoError(t, err, "Snapshot")
 	encoded, err := json.Marshal(snap)

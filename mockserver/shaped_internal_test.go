@@ -14,6 +14,7 @@ import (
 // small writes: the pauses are those its size needs at the rate, as for
 // one large write, whichever way the handler writes it.
 func TestShapedWriterPacesAcrossWrites(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		writes []int // the size of each write

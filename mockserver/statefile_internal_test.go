@@ -27,6 +27,7 @@ import (
 // waits its turn, so the file ends with the newer state; were it to go
 // ahead, it would be acknowledged, then overwritten by the older state.
 func TestSaveState_NeverOlderThanAcknowledged(t *testing.T) {
+	t.Parallel()
 	state := filepath.Join(t.TempDir(), "state.json")
 	firstRenaming := make(chan struct{})
 	release := make(chan struct{})
@@ -58,7 +59,7 @@ func TestSaveState_NeverOlderThanAcknowledged(t *testing.T) {
 	select {
 	case err := <-second:
 		require.NoError(t, err)
-		t.Error("the second write was done while the first still held an older state")
+		assert.Fail(t, "the second write was done while the first still held an older state")
 	case <-queued:
 	}
 	close(release)
@@ -72,16 +73,18 @@ func TestSaveState_NeverOlderThanAcknowledged(t *testing.T) {
 }
 
 // TestWriteSnapshot_RecordByRecord writes a snapshot of large items: no
-// write holds more than about one record's encoding, and the encoding
-// reads back as the snapshot.
+// write holds more than about one record's encoding (the four items
+// whole would be twice that), and the encoding reads back as the
+// snapshot.
 func TestWriteSnapshot_RecordByRecord(t *testing.T) {
+	t.Parallel()
 	srv, err := NewHandler()
 	require.NoError(t, err)
 	defer srv.Close()
 	p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Big"})
 	require.NoError(t, err)
-	const itemSize = 1 << 20
-	for i := range 6 {
+	const items, itemSize = 4, 256 << 10
+	for i := range items {
 		_, err := srv.AddFileItem(p.Folders[0].ID, fmt.Sprintf("scan %d.bin", i), bytes.Repeat([]byte{byte(i)}, itemSize))
 		require.NoError(t, err)
 	}
@@ -89,8 +92,8 @@ func TestWriteSnapshot_RecordByRecord(t *testing.T) {
 	var w maxWriteRecorder
 	require.NoError(t, writeSnapshot(&w, &d))
 	base64Size := itemSize * 4 / 3
-	assert.Less(t, w.max, 2*base64Size, "the largest write of a snapshot of 6 items of 1 MiB")
-	assert.Greater(t, w.total, 6*base64Size, "the snapshot's encoding")
+	assert.Less(t, w.max, 2*base64Size, "the largest write of a snapshot of %d items of %d bytes", items, itemSize)
+	assert.Greater(t, w.total, items*base64Size, "the snapshot's encoding")
 
 	var back Snapshot
 	require.NoError(t, back.UnmarshalJSON(w.buf.Bytes()))
@@ -100,13 +103,15 @@ func TestWriteSnapshot_RecordByRecord(t *testing.T) {
 }
 
 // TestListings_StreamRecordByRecord lists profiles of large metadata: the
-// answer goes to the connection a record at a time, never whole.
+// answer goes to the connection a record at a time, never whole (the
+// four records would be twice the largest write allowed).
 func TestListings_StreamRecordByRecord(t *testing.T) {
+	t.Parallel()
 	srv, err := NewHandler()
 	require.NoError(t, err)
 	defer srv.Close()
-	const metaSize = 256 << 10
-	for i := range 10 {
+	const profiles, metaSize = 4, 256 << 10
+	for i := range profiles {
 		_, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{
 			Name: fmt.Sprintf("Profile %d", i), Metadata: profilesvc.Object{"blob": strings.Repeat("x", metaSize)},
 		})
@@ -124,10 +129,10 @@ func TestListings_StreamRecordByRecord(t *testing.T) {
 		} `json:"items"`
 	}
 	require.NoError(t, json.Unmarshal(w.buf.Bytes(), &page))
-	require.Equal(t, 10, page.Count)
-	require.Len(t, page.Items, 10)
-	assert.Len(t, page.Items[9].Metadata["blob"], metaSize)
-	assert.Less(t, w.max, 2*metaSize, "the largest write of a listing of ten profiles of 256 KiB of metadata")
+	require.Equal(t, profiles, page.Count)
+	require.Len(t, page.Items, profiles)
+	assert.Len(t, page.Items[profiles-1].Metadata["blob"], metaSize)
+	assert.Less(t, w.max, 2*metaSize, "the largest write of a listing of %d profiles of %d bytes of metadata", profiles, metaSize)
 }
 
 // TestUploads_ChunkedTakeMemoryAsItArrives sends an upload of unknown
@@ -136,6 +141,7 @@ func TestListings_StreamRecordByRecord(t *testing.T) {
 // beside it; and one that would pass the budget mid-way is refused with
 // 503.
 func TestUploads_ChunkedTakeMemoryAsItArrives(t *testing.T) {
+	t.Parallel()
 	const limit = 8 << 20
 	srv, err := NewHandler(WithMaxUploadSize(limit), WithUploadMemory(limit))
 	require.NoError(t, err)
@@ -217,6 +223,7 @@ func chunkedUpload(t *testing.T, srv *Server, folder, name string, data []byte) 
 // bytes a second: a byte at a time, each pause the time a byte takes at
 // the rate, not a tenth of a second.
 func TestShapedWriter_BelowTenBytesASecond(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		rate  int
 		bytes int
@@ -307,6 +314,7 @@ func (w *maxWriteRecorder) Write(p []byte) (int, error) {
 // (its records of the same IDs and versions), then keeps the rendering:
 // it is not kept, and the next download renders the restored state.
 func TestReports_ARenderingBegunBeforeARestoreIsNotKept(t *testing.T) {
+	t.Parallel()
 	srv, err := NewHandler(WithManualAnalyses())
 	require.NoError(t, err)
 	defer srv.Close()
@@ -350,6 +358,7 @@ func TestReports_ARenderingBegunBeforeARestoreIsNotKept(t *testing.T) {
 // of uploads under way is spent: it is refused with 503 and Retry-After,
 // and taken once the budget is back.
 func TestSeeds_TakeMemoryFromTheUploadBudget(t *testing.T) {
+	t.Parallel()
 	srv, err := NewHandler()
 	require.NoError(t, err)
 	defer srv.Close()

@@ -34,6 +34,7 @@ import (
 // one is refused, naming its record and field, and the server's state is
 // as it was and still served.
 func TestRestore_RefusesASnapshotThatDoesNotHoldTogether(t *testing.T) {
+	t.Parallel()
 	fc := mockserver.NewFakeClock(kitT0)
 	src := newServer(t, mockserver.WithClock(fc), mockserver.WithAnalysisDuration(snapshotRunDuration))
 	buildSnapshotFixture(t, src, fc)
@@ -166,6 +167,7 @@ func TestRestore_RefusesASnapshotThatDoesNotHoldTogether(t *testing.T) {
 // run by the server's own clock: the process goes on, the analysis
 // fails naming the cause, and the panic is logged with its stack.
 func TestAnalyses_AnEnginePanicFailsTheAnalysis(t *testing.T) {
+	t.Parallel()
 	var logged testutil.LockedBuffer
 	srv := newServer(t, mockserver.WithAnalysisDuration(0),
 		mockserver.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))),
@@ -191,6 +193,7 @@ func TestAnalyses_AnEnginePanicFailsTheAnalysis(t *testing.T) {
 // records get new IDs, the same on every run, and every restored record
 // stays; and a new record never takes an ID a seed fixed.
 func TestIDs_NeverDrawnAgain(t *testing.T) {
+	t.Parallel()
 	const seed = 7
 	first := newServer(t, mockserver.WithIDSeed(seed))
 	old, oldFolder, oldItem := addProfileWithItem(t, first.Tenant, "Saved")
@@ -237,6 +240,7 @@ func TestIDs_NeverDrawnAgain(t *testing.T) {
 // be kept: each start fails with a message naming the file, and the file
 // is left as it was.
 func TestStateFile_CheckedAtStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notADir := filepath.Join(dir, "plain")
 	require.NoError(t, os.WriteFile(notADir, []byte("x"), 0o644))
@@ -273,6 +277,7 @@ func TestStateFile_CheckedAtStart(t *testing.T) {
 // written through, and a write that fails at shutdown is an error that
 // says the state was lost.
 func TestStateFile_Writes(t *testing.T) {
+	t.Parallel()
 	t.Run("a stale temporary file is removed at start", func(t *testing.T) {
 		dir := t.TempDir()
 		state := filepath.Join(dir, "state.json")
@@ -361,6 +366,7 @@ func TestStateFile_Writes(t *testing.T) {
 // TestSeedFile_Bounded reads seed files that never end or are larger
 // than the bound: each is refused, not read into memory whole.
 func TestSeedFile_Bounded(t *testing.T) {
+	t.Parallel()
 	_, err := mockserver.LoadSeedFile("/dev/zero")
 	require.Error(t, err, "a seed of /dev/zero")
 
@@ -427,8 +433,7 @@ func wantInOrder(t *testing.T, s string, parts ...string) {
 	rest := s
 	for _, p := range parts {
 		i := strings.Index(rest, p)
-		if i < 0 {
-			t.Errorf("%q lacks %q (after what came before)", s, p)
+		if !assert.GreaterOrEqual(t, i, 0, "%q lacks %q (after what came before)", s, p) {
 			return
 		}
 		rest = rest[i+len(p):]
@@ -440,6 +445,7 @@ func wantInOrder(t *testing.T, s string, parts ...string) {
 // each is refused where it comes in, or loads again, so that a server
 // never writes a state file it cannot start on.
 func TestState_WhatTheServerHoldsItLoads(t *testing.T) {
+	t.Parallel()
 	t.Run("IDs a seed fixes", func(t *testing.T) {
 		srv := newServer(t)
 		for _, id := range []string{"pf_50%off", "pf_tab\there", "pf_nbsp\u00a0x", "pf_a\\b", "pf_zw\u200bj"} {
@@ -511,6 +517,7 @@ func TestState_WhatTheServerHoldsItLoads(t *testing.T) {
 // the run's end is dropped, and the restored analysis stays as the
 // snapshot has it.
 func TestRestore_ARunBegunBeforeLeavesTheRestoredAnalysis(t *testing.T) {
+	t.Parallel()
 	inEngine, release := make(chan struct{}), make(chan struct{})
 	srv := newServer(t, mockserver.WithManualAnalyses(),
 		mockserver.WithAnalyzer(func(ctx context.Context, in mockserver.AnalysisInput) (mockserver.AnalysisResult, error) {
@@ -535,6 +542,7 @@ func TestRestore_ARunBegunBeforeLeavesTheRestoredAnalysis(t *testing.T) {
 // a seeded server: the request IDs after the second are not those after
 // the first, which the request record still holds.
 func TestRequestIDs_NeverAgainAfterARestore(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, mockserver.WithIDSeed(11))
 	p, _ := addProfile(t, srv.Tenant, "Jane")
 	snap, err := srv.Snapshot()
@@ -555,6 +563,7 @@ func TestRequestIDs_NeverAgainAfterARestore(t *testing.T) {
 // set before 1970 and after 2262, where nanoseconds since 1970 are
 // negative or overflow: they come in the order they were made.
 func TestListings_OrderOfTimesOutsideUnixNanos(t *testing.T) {
+	t.Parallel()
 	for _, start := range []time.Time{time.Date(1960, 5, 1, 0, 0, 0, 0, time.UTC), time.Date(2300, 5, 1, 0, 0, 0, 0, time.UTC)} {
 		t.Run(start.Format("2006"), func(t *testing.T) {
 			fc := mockserver.NewFakeClock(start)

@@ -20,6 +20,7 @@ func mapID(m map[string]any) uintptr { return reflect.ValueOf(m).Pointer() }
 // encoded after the lock is released; and that the test kit hands its
 // callers copies of their own.
 func TestStoreSharesRecordsWithItsViews(t *testing.T) {
+	t.Parallel()
 	srv, err := NewHandler()
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)

@@ -45,6 +45,7 @@ func (b *gatedBody) Read(p []byte) (int, error) {
 // checks that a third is refused with 503 and Retry-After, and accepted
 // once the two are done.
 func TestUploadsShareAMemoryBudget(t *testing.T) {
+	t.Parallel()
 	srv := NewTest(t, WithMaxUploadSize(1<<20), WithUploadMemory(2<<20))
 	p, err := srv.CreateProfile(DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "u"})
 	require.NoError(t, err)
