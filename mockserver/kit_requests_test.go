@@ -546,3 +546,45 @@ func TestKitRecordedJSONBodyOverHTTP(t *testing.T) {
 		assert.Equal(t, body, srv.Requests()[0].BodyText(), "the kit's copy of the body")
 	}
 }
+
+// TestKitNearMissesDifferInOneField holds ExpectRequests's near misses
+// to requests that differ from the match in exactly one of its fields:
+// none for a request that differs in method, path and query at once, and
+// none for a match of one field, which every other request misses.
+func TestKitNearMissesDifferInOneField(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	p, fid := addProfile(t, srv.Tenant, "Near")
+	srv.ClearRequests()
+	wantStatus(t, do(t, srv, "GET", "/v1/folders/"+fid, nil), 200)
+	wantStatus(t, do(t, srv, "GET", "/v1/profiles/"+p.ID+"/folders?limit=5", nil), 200)
+	require.Len(t, srv.Requests(), 2)
+
+	for _, tt := range []struct {
+		name  string
+		match mockserver.RequestMatch
+		near  []string // lines of the message, each a near miss
+	}{
+		{name: "three fields differ", match: mockserver.RequestMatch{Method: "DELETE", Path: "/v1/items/*", Query: url.Values{"limit": {"9"}}}},
+		{name: "one field set", match: mockserver.RequestMatch{Method: "DELETE"}},
+		{name: "one field set: path", match: mockserver.RequestMatch{Path: "/v1/items/*"}},
+		{name: "method alone differs", match: mockserver.RequestMatch{Method: "DELETE", Path: "/v1/folders/*"},
+			near: []string{"GET /v1/folders/" + fid + " → 200 (differs in method)"}},
+		{name: "query alone differs", match: mockserver.RequestMatch{Method: "GET", Path: "/v1/profiles/*/folders", Query: url.Values{"limit": {"9"}}},
+			near: []string{"GET /v1/profiles/" + p.ID + "/folders?limit=5 → 200 (differs in query)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tb := &recordedErrors{TB: t}
+			srv.ExpectRequests(tb, tt.match, 1)
+			msg := tb.messages()
+			require.Contains(t, msg, "0 requests match", "ExpectRequests(%s, 1)", tt.match)
+			var listed []string
+			if _, after, ok := strings.Cut(msg, "near misses:\n"); ok {
+				for _, l := range strings.Split(after, "\n") {
+					listed = append(listed, strings.TrimSpace(l))
+				}
+			}
+			assert.Equal(t, tt.near, listed, "near misses of %s in:\n%s", tt.match, msg)
+		})
+	}
+}
