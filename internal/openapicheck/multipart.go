@@ -36,8 +36,9 @@ func multipartContent(op *openapi3.Operation, contentType string) *openapi3.Medi
 // whose property may be a string is its text, whatever its media type, and
 // any other part is JSON; each part's media type must be one its encoding
 // allows (any, without an encoding). The first of parts of one name is
-// checked.
-func multipartProblems(mt *openapi3.MediaType, contentType string, body []byte) []problem {
+// checked. The parts are held to the schema as prepared once by k; only
+// when it refuses them is kin-openapi asked, for its errors.
+func (k *kinSchemas) multipartProblems(mt *openapi3.MediaType, contentType string, body []byte) []problem {
 	_, params, err := mime.ParseMediaType(contentType)
 	if err != nil || params["boundary"] == "" {
 		return []problem{{field: "body", problem: "not a multipart body: its Content-Type has no boundary"}}
@@ -76,6 +77,9 @@ func multipartProblems(mt *openapi3.MediaType, contentType string, body []byte) 
 			continue
 		}
 		value[name] = v
+	}
+	if k.accepts(schema, value, openapi3.MultiErrors(), openapi3.VisitAsRequest()) {
+		return out
 	}
 	err = schema.VisitJSON(value, openapi3.EnableJSONSchema2020(), openapi3.MultiErrors(), openapi3.VisitAsRequest())
 	for _, p := range schemaProblems(err) {
