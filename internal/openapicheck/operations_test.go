@@ -37,6 +37,7 @@ func documentEndpoints(t *testing.T) []endpoint {
 // internal/apiroutes, the routes the SDK calls and the mock serves: the
 // same endpoints, each published or inferred alike.
 func TestOperationsAreTheRoutes(t *testing.T) {
+	t.Parallel()
 	var routes []endpoint
 	for _, r := range apiroutes.All() {
 		e := endpoint{r.Method, r.Path, !r.Published}
@@ -54,6 +55,7 @@ var readmeRow = regexp.MustCompile("^\\| (GET|POST|PATCH|DELETE|PUT) \\| (/v1/[^
 // document agree: every row is an operation of the document, published or
 // inferred alike, and every operation is a row.
 func TestREADMEEndpointTable(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	readme := string(b)
@@ -78,6 +80,7 @@ func TestREADMEEndpointTable(t *testing.T) {
 // TestInferredOperationsSaySo checks that each inferred operation says so
 // in the words of the README.
 func TestInferredOperationsSaySo(t *testing.T) {
+	t.Parallel()
 	doc := newValidator(t)
 	for _, op := range doc.Operations() {
 		desc := doc.Description(op)
@@ -90,6 +93,7 @@ func TestInferredOperationsSaySo(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	op, ok := v.Find("HEAD", "/v1/analyses/analysis_1/report?locale=ko")
 	require.True(t, ok)
