@@ -265,15 +265,18 @@ func (d pollDriver) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 	_, _ = w.Write(rec.Body.Bytes())
 }
 
-// drivenMock starts a mock on a fake clock, served through a pollDriver,
-// and returns it, its address and the change of the configuration that
-// makes the suite read time from the same clock.
+// drivenMock starts a mock on a fake clock, its handler served through a
+// pollDriver (a server of the driver's own, with no second hop to the
+// mock's), and returns it, the driver's address and the change of the
+// configuration that makes the suite read time from the same clock.
 func drivenMock(t *testing.T, d pollDriver) (*mockserver.Server, string, func(*contract.Config)) {
 	t.Helper()
 	d.clock = mockserver.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	srv := newMock(t, mockserver.WithClock(d.clock))
 	d.srv = srv
-	return srv, wrap(t, srv.URL, d.serve), func(cfg *contract.Config) { cfg.Now = d.clock.Now }
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { d.serve(w, r, srv.Handler()) }))
+	t.Cleanup(ts.Close)
+	return srv, ts.URL, func(cfg *contract.Config) { cfg.Now = d.clock.Now }
 }
 
 // result returns the result of a check, failing the test when it did not
