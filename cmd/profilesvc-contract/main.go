@@ -115,8 +115,8 @@ func interrupts(sig <-chan os.Signal, cancel func(), left *leftovers, stderr io.
 
 // run is the command: it returns the exit code. left, when not nil, is
 // kept current with the profiles the suite has made and not deleted.
-// embedded are options of the embedded mock, after its defaults: a test
-// shortens its analyses.
+// embedded are options of the embedded mock, applied after its defaults
+// (shorter analyses, say).
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, left *leftovers, embedded ...mockserver.Option) int {
 	fs := flag.NewFlagSet("profilesvc-contract", flag.ContinueOnError)
 	fs.SetOutput(stderr)

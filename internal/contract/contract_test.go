@@ -212,15 +212,15 @@ func renamed(t *testing.T, base, fake string) (string, func() []sent) {
 	}
 }
 
-// pollDriver plays the long polls on a mock whose clock is clock, through
-// a proxy: the mock holds each poll on the clock, and the proxy advances
-// the clock by the poll's timeout once the poll's timer is armed, so that
-// the poll answers as the service would, at its timeout or when the
-// analysis ends first, without waiting. It moves the clock a millisecond
-// before each write (a POST, PATCH or DELETE), so that what the suite
-// makes has times of its own to order by, as on a real clock. before,
-// when set, runs before a poll is sent; after is how much further the
-// clock moves once it is answered (a slow network).
+// pollDriver plays the long polls on a mock whose clock is clock, in
+// front of its handler: the mock holds each poll on the clock, and the
+// driver advances the clock by the poll's timeout once the poll's timer
+// is armed, so that the poll answers as the service would, at its timeout
+// or when the analysis ends first, without waiting. It moves the clock a
+// millisecond before each write (a POST, PATCH or DELETE), so that what
+// the suite makes has times of its own to order by, as on a real clock.
+// before, when set, runs before a poll is sent; after is how much further
+// the clock moves once it is answered (a slow network).
 type pollDriver struct {
 	clock  *mockserver.FakeClock
 	srv    *mockserver.Server
