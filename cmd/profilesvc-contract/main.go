@@ -115,7 +115,9 @@ func interrupts(sig <-chan os.Signal, cancel func(), left *leftovers, stderr io.
 
 // run is the command: it returns the exit code. left, when not nil, is
 // kept current with the profiles the suite has made and not deleted.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, left *leftovers) int {
+// embedded are options of the embedded mock, applied after its defaults
+// (shorter analyses, say).
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, left *leftovers, embedded ...mockserver.Option) int {
 	fs := flag.NewFlagSet("profilesvc-contract", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	baseURL := fs.String("base-url", getenv(envBaseURL), "the service's address ($"+envBaseURL+"); none: the embedded mock")
@@ -141,7 +143,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	target := cfg.BaseURL
 	if cfg.BaseURL == "" {
-		srv, err := mockserver.Start("127.0.0.1:0")
+		srv, err := mockserver.Start("127.0.0.1:0", embedded...)
 		if err != nil {
 			fmt.Fprintln(stderr, "profilesvc-contract: starting the embedded mock:", err)
 			return exitCannotRun

@@ -20,11 +20,17 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
+// analysisDuration is how long the analyses of the tests' mocks, the
+// embedded one included, take: long enough for a second start to meet the
+// first still running, short enough for a test (the embedded mock's
+// default is 3 s).
+const analysisDuration = time.Second
+
 // runCmd runs the command with args and the environment given.
 func runCmd(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(t.Context(), args, func(k string) string { return env[k] }, &stdout, &stderr, nil)
+	code := run(t.Context(), args, func(k string) string { return env[k] }, &stdout, &stderr, nil, mockserver.WithAnalysisDuration(analysisDuration))
 	return code, stdout.String(), stderr.String()
 }
 
@@ -36,6 +42,7 @@ var (
 // TestEmbeddedMock runs the command as on a fresh clone: no address, the
 // embedded mock.
 func TestEmbeddedMock(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCmd(t, nil, "-short")
 	require.Equal(t, exitOK, code, "%s\n%s", out, errOut)
 	require.Contains(t, errOut, "(the embedded mock), workflow wf_default")
@@ -59,6 +66,7 @@ func TestEmbeddedMock(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runCmd(t, nil, "-short", "-json")
 	require.Equal(t, exitOK, code, errOut)
 	var r contract.Report
@@ -73,7 +81,8 @@ func TestJSON(t *testing.T) {
 // with a FAIL line saying what was expected and what came, and the
 // summary counting it.
 func TestFailure(t *testing.T) {
-	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(time.Second))
+	t.Parallel()
+	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(analysisDuration))
 	_, err := srv.InjectFault(mockserver.Fault{Method: "DELETE", Path: "/v1/folders/*", Status: 500, Times: 1})
 	require.NoError(t, err)
 	env := map[string]string{envBaseURL: srv.URL, envAPIKey: srv.APIKey}
@@ -87,6 +96,7 @@ func TestFailure(t *testing.T) {
 // TestCannotRun checks that a run that cannot start prints only why: no
 // summary, and with -json a report with empty lists and its error.
 func TestCannotRun(t *testing.T) {
+	t.Parallel()
 	srv := mockserver.NewTest(t)
 	tests := []struct {
 		name string
@@ -127,6 +137,7 @@ func TestCannotRun(t *testing.T) {
 // TestInterrupts sends two interrupts: the first cancels the run, the
 // second exits at once, naming the profiles left.
 func TestInterrupts(t *testing.T) {
+	t.Parallel()
 	sig := make(chan os.Signal, 2)
 	cancelled := make(chan struct{})
 	exited := make(chan int, 1)
@@ -148,6 +159,7 @@ func TestInterrupts(t *testing.T) {
 // TestInterruptedCleanupFailed checks that an interrupted run whose
 // cleanup failed says so on stdout, in the summary and in the JSON report.
 func TestInterruptedCleanupFailed(t *testing.T) {
+	t.Parallel()
 	report := &contract.Report{Results: []contract.Result{{Status: contract.Pass, ID: "auth.missing-key", Kind: contract.Rule}}, Passed: 1,
 		Cleanup: []string{"profile pf_1: NOT deleted (500): delete it yourself"}, CleanupFailed: true, Error: "interrupted; the cleanup failed"}
 	for _, asJSON := range []bool{false, true} {
@@ -164,7 +176,8 @@ func TestInterruptedCleanupFailed(t *testing.T) {
 }
 
 func TestFlagsWinOverTheEnvironment(t *testing.T) {
-	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(time.Second))
+	t.Parallel()
+	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(analysisDuration))
 	env := map[string]string{envBaseURL: "http://127.0.0.1:1", envAPIKey: "wrong", envWorkflowID: "wf_nope"}
 	code, out, errOut := runCmd(t, env, "-short", "-base-url", srv.URL, "-api-key", srv.APIKey, "-workflow", "wf_default")
 	require.Equal(t, exitOK, code, "%s\n%s", out, errOut)
@@ -175,7 +188,8 @@ func TestFlagsWinOverTheEnvironment(t *testing.T) {
 // another port: that server gets no request, neither key nor body, and
 // the command exits 1 with the FAIL line saying why.
 func TestRedirectToAnotherOrigin(t *testing.T) {
-	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(time.Second))
+	t.Parallel()
+	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(analysisDuration))
 	var got atomic.Int32
 	away := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got.Add(1) }))
 	t.Cleanup(away.Close)

@@ -601,8 +601,10 @@ func TestRunMainSignals(t *testing.T) {
 		main()
 		return
 	}
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			args, _ := json.Marshal([]string{"-addr", "127.0.0.1:0", "-api-key", "k"})
 			cmd := exec.Command(os.Args[0], "-test.run=^TestRunMainSignals$", "-test.count=1")
 			cmd.Env = append(os.Environ(), "PROFILESVC_MOCK_MAIN_CHILD=1", "PROFILESVC_MOCK_MAIN_ARGS="+string(args))

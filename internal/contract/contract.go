@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
@@ -239,7 +240,7 @@ func newSuite(ctx context.Context, cfg Config, emit func(Result), report *Report
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
 	report.Target = base
-	doc, err := openapicheck.New()
+	doc, err := serviceDocument()
 	if err != nil {
 		return nil, err
 	}
@@ -251,6 +252,12 @@ func newSuite(ctx context.Context, cfg Config, emit func(Result), report *Report
 		report: report,
 	}, nil
 }
+
+// serviceDocument is the validator of api/openapi.yaml, loaded once per
+// process on first use and read-only after (a Validator is safe for
+// concurrent use): every run shares it rather than loading and validating
+// the document again.
+var serviceDocument = sync.OnceValues(openapicheck.New)
 
 // runAndCleanUp runs the checks, then deletes what they made, whatever
 // happened: an interruption, a panic.

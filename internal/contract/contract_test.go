@@ -26,8 +26,10 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
-// newMock starts a mock whose analyses take a second: long enough for a
-// second start to meet the first still running, short enough for a test.
+// newMock starts a mock on the real clock whose analyses take a second:
+// long enough for a second start to meet the first still running, short
+// enough for a test. A test whose run goes past the analyses' ends, and
+// is not about the real clock, uses drivenMock, which waits for nothing.
 func newMock(t *testing.T, opts ...mockserver.Option) *mockserver.Server {
 	t.Helper()
 	return mockserver.NewTest(t, append([]mockserver.Option{mockserver.WithAnalysisDuration(time.Second)}, opts...)...)
@@ -210,13 +212,15 @@ func renamed(t *testing.T, base, fake string) (string, func() []sent) {
 	}
 }
 
-// pollDriver plays the long polls on a mock whose clock is clock, through
-// a proxy: the mock holds each poll on the clock, and the proxy advances
-// the clock by the poll's timeout once the poll's timer is armed, so that
-// the poll answers as the service would, at its timeout or when the
-// analysis ends first, without waiting. before, when set, runs before a
-// poll is sent; after is how much further the clock moves once it is
-// answered (a slow network).
+// pollDriver plays the long polls on a mock whose clock is clock, in
+// front of its handler: the mock holds each poll on the clock, and the
+// driver advances the clock by the poll's timeout once the poll's timer
+// is armed, so that the poll answers as the service would, at its timeout
+// or when the analysis ends first, without waiting. It moves the clock a
+// millisecond before each write (a POST, PATCH or DELETE), so that what
+// the suite makes has times of its own to order by, as on a real clock.
+// before, when set, runs before a poll is sent; after is how much further
+// the clock moves once it is answered (a slow network).
 type pollDriver struct {
 	clock  *mockserver.FakeClock
 	srv    *mockserver.Server
@@ -225,6 +229,9 @@ type pollDriver struct {
 }
 
 func (d pollDriver) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		d.clock.Advance(time.Millisecond)
+	}
 	q := r.URL.Query()
 	n, err := strconv.Atoi(q.Get("timeoutSeconds"))
 	if r.Method != http.MethodGet || q.Get("waitForReport") != "true" || err != nil {
@@ -258,15 +265,18 @@ func (d pollDriver) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 	_, _ = w.Write(rec.Body.Bytes())
 }
 
-// drivenMock starts a mock on a fake clock, served through a pollDriver,
-// and returns it, its address and the change of the configuration that
-// makes the suite read time from the same clock.
+// drivenMock starts a mock on a fake clock, its handler served through a
+// pollDriver (a server of the driver's own, with no second hop to the
+// mock's), and returns it, the driver's address and the change of the
+// configuration that makes the suite read time from the same clock.
 func drivenMock(t *testing.T, d pollDriver) (*mockserver.Server, string, func(*contract.Config)) {
 	t.Helper()
 	d.clock = mockserver.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	srv := newMock(t, mockserver.WithClock(d.clock))
 	d.srv = srv
-	return srv, wrap(t, srv.URL, d.serve), func(cfg *contract.Config) { cfg.Now = d.clock.Now }
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { d.serve(w, r, srv.Handler()) }))
+	t.Cleanup(ts.Close)
+	return srv, ts.URL, func(cfg *contract.Config) { cfg.Now = d.clock.Now }
 }
 
 // result returns the result of a check, failing the test when it did not
@@ -307,11 +317,11 @@ type alter struct {
 	change       func(status int, body []byte) (int, []byte)
 }
 
-// proxy serves the mock through a reverse proxy that changes some of its
-// answers: a service that breaks a rule.
-func proxy(t *testing.T, srv *mockserver.Server, alters ...alter) string {
+// proxy serves the service at base through a reverse proxy that changes
+// some of its answers: a service that breaks a rule.
+func proxy(t *testing.T, base string, alters ...alter) string {
 	t.Helper()
-	target, err := url.Parse(srv.URL)
+	target, err := url.Parse(base)
 	require.NoError(t, err)
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) },
@@ -352,6 +362,7 @@ func reverseItems(body []byte) []byte {
 }
 
 func TestTheMockPasses(t *testing.T) {
+	t.Parallel()
 	srv := newMock(t)
 	var emitted []string
 	r, err := runSuite(t, t.Context(), srv, srv.URL+"/v1/", true, func(res contract.Result) { emitted = append(emitted, res.ID) })
@@ -380,6 +391,7 @@ func TestTheMockPasses(t *testing.T) {
 // fake clock whose long polls a pollDriver plays: the hold of a poll to
 // its timeout is measured on that clock.
 func TestTheMockPassesTheLongChecks(t *testing.T) {
+	t.Parallel()
 	srv, base, clock := drivenMock(t, pollDriver{})
 	var cfg contract.Config
 	r, err := runSuite(t, t.Context(), srv, base, false, nil, clock, func(c *contract.Config) { cfg = *c })
@@ -393,6 +405,7 @@ func TestTheMockPassesTheLongChecks(t *testing.T) {
 // TestLongPolls runs the suite against a mock whose long polls break the
 // rules of their timeout: each breach is a failure.
 func TestLongPolls(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		driver pollDriver
@@ -423,6 +436,7 @@ func TestLongPolls(t *testing.T) {
 // hold a long poll of timeoutSeconds=10: it answers at once, the analysis
 // still running.
 func TestAPollThatEndsAtOnce(t *testing.T) {
+	t.Parallel()
 	srv, driven, clock := drivenMock(t, pollDriver{})
 	base := wrap(t, driven, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 		if q := r.URL.Query(); q.Get("timeoutSeconds") == "10" {
@@ -442,10 +456,17 @@ func TestAPollThatEndsAtOnce(t *testing.T) {
 
 // TestFaults runs the suite against a mock whose answers a proxy or an
 // injected fault has broken, and checks that the suite says so, with what
-// was expected and what came.
+// was expected and what came. The faults share three runs, each fault
+// with its own endpoint and its own check: a fault of a run breaks no
+// other fault's check, nor what that check needs (the two that answer a
+// start with a false analysis, whose waits then fail, have a run each,
+// with faults whose checks come first or need no analysis), so that each
+// case fails when its fault is taken out of its run, and only that case.
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
+		run    string // the run the fault shares
 		alters []alter
 		fault  *mockserver.Fault
 		check  string
@@ -453,7 +474,7 @@ func TestFaults(t *testing.T) {
 		passes []string // checks that pass all the same
 	}{
 		{
-			name: "a wrong status",
+			name: "a wrong status", run: "analyses in progress",
 			alters: []alter{{"DELETE", "/v1/folders/*", func(status int, body []byte) (int, []byte) {
 				if status == http.StatusNoContent {
 					return http.StatusOK, nil
@@ -463,14 +484,14 @@ func TestFaults(t *testing.T) {
 			check: "endpoints.delete-folder", got: "200",
 		},
 		{
-			name: "a missing field",
+			name: "a missing field", run: "analyses in progress",
 			alters: []alter{{"PATCH", "/v1/profiles/*", func(status int, body []byte) (int, []byte) {
 				return status, bytes.Replace(body, []byte(`"lastAnalysisAt":null,`), nil, 1)
 			}}},
 			check: "endpoints.update-profile", got: "answer body /lastAnalysisAt",
 		},
 		{
-			name: "a field the document does not have",
+			name: "a field the document does not have", run: "items of another profile",
 			alters: []alter{{"GET", "/v1/folders/*", func(status int, body []byte) (int, []byte) {
 				return status, bytes.Replace(body, []byte(`{"id"`), []byte(`{"owner":"someone","id"`), 1)
 			}}},
@@ -479,7 +500,7 @@ func TestFaults(t *testing.T) {
 			passes: []string{"endpoints.get-folder"},
 		},
 		{
-			name: "the rule of one running analysis broken",
+			name: "the rule of one running analysis broken", run: "analyses in progress",
 			alters: []alter{{"POST", "/v1/analyses/*/analyze", func(status int, body []byte) (int, []byte) {
 				if status == http.StatusConflict {
 					return http.StatusAccepted, []byte(`{"id":"analysis_second"}`)
@@ -489,26 +510,26 @@ func TestFaults(t *testing.T) {
 			check: "states.analysis-in-progress", got: "202",
 		},
 		{
-			name: "the code of another call",
+			name: "the code of another call", run: "items of another profile",
 			alters: []alter{{"GET", "/v1/profiles/*/folders", func(status int, body []byte) (int, []byte) {
 				return status, bytes.Replace(body, []byte("SVC_3005"), []byte("PROFILE_NOT_FOUND"), 1)
 			}}},
 			check: "errors.svc-3005", got: "404 PROFILE_NOT_FOUND",
 		},
 		{
-			name:  "an injected fault",
+			name: "an injected fault", run: "reports",
 			fault: &mockserver.Fault{Method: "GET", Path: "/v1/analyses/*/report", Status: http.StatusServiceUnavailable, Times: 1},
 			check: "errors.report-not-available", got: "503 SERVICE_UNAVAILABLE",
 		},
 		{
-			name: "an inferred endpoint that is not there",
+			name: "an inferred endpoint that is not there", run: "reports",
 			alters: []alter{{"GET", "/v1/profiles/*/analyses", func(int, []byte) (int, []byte) {
 				return http.StatusNotFound, []byte(`{"error":{"code":"NOT_FOUND","status":404,"message":"no route"}}`)
 			}}},
 			check: "assume.list-analyses", got: "404 NOT_FOUND",
 		},
 		{
-			name: "the folders oldest first by default",
+			name: "the folders oldest first by default", run: "reports",
 			alters: []alter{{"GET", "/v1/profiles/*/folders", func(status int, body []byte) (int, []byte) {
 				if !bytes.Contains(body, []byte(`"isDefault":true`)) && bytes.Contains(body, []byte(`"nextCursor":"`)) {
 					return status, reverseItems(body)
@@ -518,7 +539,7 @@ func TestFaults(t *testing.T) {
 			check: "endpoints.list-folders-default-order", got: "folder 01",
 		},
 		{
-			name: "a 255-character name refused",
+			name: "a 255-character name refused", run: "items of another profile",
 			alters: []alter{{"PATCH", "/v1/profiles/*", func(status int, body []byte) (int, []byte) {
 				if bytes.Contains(body, []byte(strings.Repeat("n", 200))) {
 					return http.StatusBadRequest, []byte(`{"error":{"code":"VALIDATION_ERROR","status":400,"message":"name too long"}}`)
@@ -528,7 +549,7 @@ func TestFaults(t *testing.T) {
 			check: "limits.profile-name-max", got: "400 VALIDATION_ERROR",
 		},
 		{
-			name: "an item of another profile taken",
+			name: "an item of another profile taken", run: "items of another profile",
 			alters: []alter{{"POST", "/v1/analyses/*/analyze", func(status int, body []byte) (int, []byte) {
 				if bytes.Contains(body, []byte("INVALID_ITEM_IDS")) {
 					return http.StatusAccepted, []byte(`{"id":"analysis_other"}`)
@@ -538,7 +559,7 @@ func TestFaults(t *testing.T) {
 			check: "errors.invalid-item-ids-other-profile", got: "202",
 		},
 		{
-			name: "the report of a failed analysis given",
+			name: "the report of a failed analysis given", run: "reports",
 			alters: []alter{{"GET", "/v1/analyses/*/report", func(status int, body []byte) (int, []byte) {
 				if status == http.StatusBadRequest {
 					return http.StatusOK, []byte("%PDF-1.4")
@@ -548,30 +569,48 @@ func TestFaults(t *testing.T) {
 			check: "errors.report-not-available-failed", got: "200",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	runs := map[string][]int{}
+	var order []string
+	for i, tt := range tests {
+		if runs[tt.run] == nil {
+			order = append(order, tt.run)
+		}
+		runs[tt.run] = append(runs[tt.run], i)
+	}
+	for _, name := range order {
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			srv := newMock(t)
-			if tt.fault != nil {
-				_, err := srv.InjectFault(*tt.fault)
-				require.NoError(t, err)
+			srv, base, clock := drivenMock(t, pollDriver{})
+			var alters []alter
+			for _, i := range runs[name] {
+				if f := tests[i].fault; f != nil {
+					_, err := srv.InjectFault(*f)
+					require.NoError(t, err)
+				}
+				alters = append(alters, tests[i].alters...)
 			}
-			r, err := runSuite(t, t.Context(), srv, proxy(t, srv, tt.alters...), true, nil)
+			r, err := runSuite(t, t.Context(), srv, proxy(t, base, alters...), true, nil, clock)
 			require.NoError(t, err)
-			res := result(t, r, tt.check)
-			require.Equal(t, contract.Fail, res.Status, "%+v", res)
-			require.Contains(t, res.Got, tt.got)
-			require.NotEmpty(t, res.Expected)
-			require.Positive(t, r.Failed)
-			for _, id := range tt.passes {
-				require.Equal(t, contract.Pass, result(t, r, id).Status, id)
-			}
 			requireCleanedUp(t, srv, r)
+			require.Positive(t, r.Failed)
+			for _, i := range runs[name] {
+				tt := tests[i]
+				t.Run(tt.name, func(t *testing.T) {
+					res := result(t, r, tt.check)
+					require.Equal(t, contract.Fail, res.Status, "%+v", res)
+					require.Contains(t, res.Got, tt.got)
+					require.NotEmpty(t, res.Expected)
+					for _, id := range tt.passes {
+						require.Equal(t, contract.Pass, result(t, r, id).Status, id)
+					}
+				})
+			}
 		})
 	}
 }
 
 func TestCannotRun(t *testing.T) {
+	t.Parallel()
 	srv := newMock(t)
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
@@ -604,6 +643,7 @@ func TestCannotRun(t *testing.T) {
 // TestInterruptedRunCleansUp cancels the run once the suite has made its
 // folders: the profile is deleted all the same.
 func TestInterruptedRunCleansUp(t *testing.T) {
+	t.Parallel()
 	srv := newMock(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -626,12 +666,13 @@ func TestInterruptedRunCleansUp(t *testing.T) {
 // the other profile, never uses the control API, and skips what only the
 // mock can do.
 func TestTouchesNothingElse(t *testing.T) {
-	srv := newMock(t)
+	t.Parallel()
+	srv, driven, clock := drivenMock(t, pollDriver{})
 	other, err := srv.CreateProfile(mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Someone else"})
 	require.NoError(t, err)
 	item, err := srv.AddTextItem(other.Folders[0].ID, "Their document", "PASSPORT")
 	require.NoError(t, err)
-	gateway := wrap(t, srv.URL, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	gateway := wrap(t, driven, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 		if r.Method == http.MethodHead {
 			w.WriteHeader(http.StatusOK)
 			return
@@ -639,7 +680,7 @@ func TestTouchesNothingElse(t *testing.T) {
 		next.ServeHTTP(w, r)
 	})
 
-	r, err := runSuite(t, t.Context(), srv, gateway, true, nil, notMock)
+	r, err := runSuite(t, t.Context(), srv, gateway, true, nil, notMock, clock)
 	require.NoError(t, err)
 	require.Empty(t, failures(r))
 	require.False(t, r.Mock)
@@ -661,6 +702,7 @@ func TestTouchesNothingElse(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	plan := contract.Plan(contract.Config{WorkflowID: "wf_kyc", Name: "profilesvc-contract X"})
 	require.Contains(t, plan, `"profilesvc-contract X"`)
 	require.Contains(t, plan, `"profilesvc-contract X second"`)
@@ -675,6 +717,7 @@ func TestPlan(t *testing.T) {
 // profile: the profile is deleted all the same, or the report says that it
 // may exist.
 func TestInterruptedCreate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		nth  int // of the creates
@@ -688,6 +731,7 @@ func TestInterruptedCreate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			srv := newMock(t)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
@@ -722,15 +766,17 @@ func TestInterruptedCreate(t *testing.T) {
 // a check, the panic is the check's failure and the run goes on; outside
 // one, Run panics, but only after the cleanup.
 func TestPanic(t *testing.T) {
+	t.Parallel()
 	boom := func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 		panic("boom")
 	}
 	t.Run("in a check", func(t *testing.T) {
-		srv := newMock(t)
+		t.Parallel()
+		srv, base, clock := drivenMock(t, pollDriver{})
 		rt := onNth(func(r *http.Request) bool {
 			return r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/v1/folders/")
 		}, 1, boom)
-		r, err := runSuite(t, t.Context(), srv, srv.URL, true, nil, transport(rt))
+		r, err := runSuite(t, t.Context(), srv, base, true, nil, transport(rt), clock)
 		require.NoError(t, err)
 		res := result(t, r, "errors.cannot-modify-default-folder")
 		require.Equal(t, contract.Fail, res.Status)
@@ -739,6 +785,7 @@ func TestPanic(t *testing.T) {
 		requireCleanedUp(t, srv, r)
 	})
 	t.Run("outside a check", func(t *testing.T) {
+		t.Parallel()
 		srv := newMock(t)
 		rt := onNth(isCreate, 2, boom)
 		require.PanicsWithValue(t, "boom", func() { _, _ = runSuite(t, t.Context(), srv, srv.URL, true, nil, transport(rt)) })
@@ -749,9 +796,11 @@ func TestPanic(t *testing.T) {
 // TestCreateAnswers runs the suite against services whose answers to the
 // creates of profiles break the rules.
 func TestCreateAnswers(t *testing.T) {
+	t.Parallel()
 	t.Run("the answer describes another profile", func(t *testing.T) {
+		t.Parallel()
 		srv := newMock(t)
-		base := proxy(t, srv, alter{"POST", "/v1/workflows/*/profiles", func(status int, body []byte) (int, []byte) {
+		base := proxy(t, srv.URL, alter{"POST", "/v1/workflows/*/profiles", func(status int, body []byte) (int, []byte) {
 			return status, bytes.Replace(body, []byte(`"name":"profilesvc-contract`), []byte(`"name":"Someone else`), 1)
 		}})
 		r, err := runSuite(t, t.Context(), srv, base, true, nil)
@@ -766,9 +815,10 @@ func TestCreateAnswers(t *testing.T) {
 		require.True(t, r.CleanupFailed)
 	})
 	t.Run("a 256-character name is taken", func(t *testing.T) {
-		srv := newMock(t)
+		t.Parallel()
+		srv, base, clock := drivenMock(t, pollDriver{})
 		rt := onNth(isCreate, 2, takeLongName)
-		r, err := runSuite(t, t.Context(), srv, srv.URL, true, nil, transport(rt))
+		r, err := runSuite(t, t.Context(), srv, base, true, nil, transport(rt), clock)
 		require.NoError(t, err)
 		require.Equal(t, contract.Fail, result(t, r, "limits.profile-name-length").Status)
 		for _, req := range srv.RequestsMatching(mockserver.RequestMatch{Method: "POST", Path: "/v1/workflows/wf_default/profiles"}) {
@@ -784,8 +834,9 @@ func TestCreateAnswers(t *testing.T) {
 // 204 to the delete of a profile without deleting it: the cleanup's
 // second DELETE shows it.
 func TestCleanupTrustsNoDelete(t *testing.T) {
-	srv := newMock(t)
-	base := wrap(t, srv.URL, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	t.Parallel()
+	srv, driven, clock := drivenMock(t, pollDriver{})
+	base := wrap(t, driven, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 		if r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/v1/profiles/") {
 			w.Header().Set("X-Request-Id", "req_00000000000000000000")
 			w.WriteHeader(http.StatusNoContent)
@@ -793,7 +844,7 @@ func TestCleanupTrustsNoDelete(t *testing.T) {
 		}
 		next.ServeHTTP(w, r)
 	})
-	r, err := runSuite(t, t.Context(), srv, base, true, nil)
+	r, err := runSuite(t, t.Context(), srv, base, true, nil, clock)
 	require.NoError(t, err)
 	require.Equal(t, contract.Pass, result(t, r, "endpoints.delete-profile").Status)
 	require.True(t, r.CleanupFailed)

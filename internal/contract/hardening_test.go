@@ -21,6 +21,7 @@ import (
 // client would follow; the check (or the cleanup) that got the redirect
 // fails, saying so; the redirect within the origin is followed.
 func TestRedirectToAnotherOrigin(t *testing.T) {
+	t.Parallel()
 	followAll := func(cfg *contract.Config) {
 		cfg.HTTPClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
 	}
@@ -43,9 +44,9 @@ func TestRedirectToAnotherOrigin(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newMock(t)
+			srv, driven, clock := drivenMock(t, pollDriver{})
 			away, got := elsewhere(t)
-			base := wrap(t, srv.URL, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+			base := wrap(t, driven, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 				p := r.URL.EscapedPath()
 				sentAway, _ := path.Match(tt.path, p)
 				within, _ := path.Match("/v1/profiles/*", p)
@@ -63,7 +64,7 @@ func TestRedirectToAnotherOrigin(t *testing.T) {
 			})
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			var changes []func(*contract.Config)
+			changes := []func(*contract.Config){clock}
 			if tt.followAll {
 				changes = append(changes, followAll)
 			}
@@ -109,6 +110,7 @@ func TestRedirectToAnotherOrigin(t *testing.T) {
 // deletes it; an ID of "." or ".." is never sent, and the report says why
 // the profile is left.
 func TestIDsStayInTheirSegment(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		id   string
 		sent bool // whether the ID can be sent at all
@@ -123,9 +125,9 @@ func TestIDsStayInTheirSegment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
 			t.Parallel()
-			srv := newMock(t)
-			base, requests := renamed(t, srv.URL, tt.id)
-			r, err := runSuite(t, t.Context(), srv, base, true, nil)
+			srv, driven, clock := drivenMock(t, pollDriver{})
+			base, requests := renamed(t, driven, tt.id)
+			r, err := runSuite(t, t.Context(), srv, base, true, nil, clock)
 			require.NoError(t, err)
 			require.Equal(t, tt.id, r.ProfileID)
 

@@ -63,7 +63,7 @@ func (s *suite) mockCodes(ctx context.Context) {
 		{"assume.unsupported-media-type", "a body that is not JSON is refused with 415 UNSUPPORTED_MEDIA_TYPE",
 			request{method: "PATCH", path: path, id: pid, raw: []byte("name=x"), contentType: "text/plain"}, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE"},
 		{"assume.payload-too-large", "a JSON body of 2 MiB is refused with 413 PAYLOAD_TOO_LARGE (the mock's limit is 1 MiB)",
-			request{method: "PATCH", path: path, id: pid, json: map[string]any{"description": strings.Repeat("x", 2<<20)}}, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"},
+			request{method: "PATCH", path: path, id: pid, raw: largeBody(2 << 20), contentType: "application/json"}, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"},
 	}
 	for _, c := range checks {
 		s.check(c.id, Assumption, secGaps, c.what, func() error {
@@ -75,6 +75,16 @@ func (s *suite) mockCodes(ctx context.Context) {
 	}
 	s.check("assume.request-id", Assumption, "Errors (APIError.RequestID)", "every answer carries a request ID in X-Request-Id", func() error { return checkAssumeRequestId(ctx, s) })
 	s.check("assume.documented-fields", Assumption, "Resources and their fields", "every answer carries only the fields api/openapi.yaml lists (a field more breaks no rule, and the SDK ignores it)", func() error { return checkAssumeDocumentedFields(s) })
+}
+
+// largeBody is the JSON object {"description": "xx…"} whose description
+// is n x's, written out: the bytes json.Marshal makes, without escaping
+// megabytes a byte at a time.
+func largeBody(n int) []byte {
+	b := make([]byte, 0, n+len(`{"description":""}`))
+	b = append(b, `{"description":"`...)
+	b = append(b, strings.Repeat("x", n)...)
+	return append(b, `"}`...)
 }
 
 // profileDeletion deletes the suite's profile, checking that what it held

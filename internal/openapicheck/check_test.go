@@ -89,6 +89,7 @@ func uploadOf(t *testing.T, mediaType, data string) (http.Header, []byte) {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	upHeader, upBody := upload(t, "file", "PASSPORT", "name", "Passport", "metadata", `{"side":"front"}`)
 	noFileHeader, noFileBody := upload(t, "name", "Passport")
@@ -434,6 +435,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestCheckOutsideTheDocument(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	err := v.Check(t.Context(), openapicheck.Exchange{Method: "POST", URL: "/_mock/reset", Status: 204})
 	require.ErrorIs(t, err, openapicheck.ErrNotInDocument)
@@ -447,11 +449,13 @@ func TestCheckOutsideTheDocument(t *testing.T) {
 }
 
 func TestMismatchError(t *testing.T) {
+	t.Parallel()
 	m := &openapicheck.Mismatch{Operation: "getFolder", Method: "GET", URL: "/v1/folders/fld_1", In: "answer", Field: "body /items/0/sizeBytes", Problem: "got string, want integer"}
 	require.Equal(t, "getFolder (GET /v1/folders/fld_1): answer body /items/0/sizeBytes: got string, want integer", m.Error())
 }
 
 func TestCheckControl(t *testing.T) {
+	t.Parallel()
 	v := newControlValidator(t)
 	entry := func(body string) string {
 		return `{"count":1,"dropped":0,"items":[{"time":"2030-03-01T09:00:01Z","requestId":"req_1","method":"POST","path":"/v1/folders/fld_1/items",` +

@@ -27,6 +27,7 @@ type goldenAnswer struct {
 // to mock-control.yaml. The golden files keep no request bodies, so the
 // answers alone are checked.
 func TestMockGoldenAnswers(t *testing.T) {
+	t.Parallel()
 	service, control := newValidator(t), newControlValidator(t)
 	files, err := filepath.Glob("../../mockserver/testdata/golden/*.json")
 	require.NoError(t, err)
@@ -91,6 +92,7 @@ func goldenBody(t *testing.T, g goldenAnswer) []byte {
 // module's root, written by hand from the interface document and read by
 // decode_test.go) to the document's schemas: every file has one.
 func TestSDKGoldenFiles(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	schemas := map[string]string{
 		"analysis_completed.json": "Analysis",
@@ -122,6 +124,7 @@ func TestSDKGoldenFiles(t *testing.T) {
 // TestSchemasRefuse checks that the schemas refuse what the interface
 // document rules out, down to the sub-objects of an analysis.
 func TestSchemasRefuse(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	b, err := os.ReadFile("../../testdata/analysis_completed.json")
 	require.NoError(t, err)

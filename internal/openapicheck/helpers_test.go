@@ -8,18 +8,20 @@ import (
 	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
 )
 
-// newValidator returns a Validator of the service's document.
+// newValidator returns the Validator of the service's document the tests
+// share.
 func newValidator(t *testing.T) *openapicheck.Validator {
 	t.Helper()
-	v, err := openapicheck.New()
+	v, err := openapicheck.SharedService()
 	require.NoError(t, err)
 	return v
 }
 
-// newControlValidator returns a Validator of the control API's document.
+// newControlValidator returns the Validator of the control API's document
+// the tests share.
 func newControlValidator(t *testing.T) *openapicheck.Validator {
 	t.Helper()
-	v, err := openapicheck.NewMockControl()
+	v, err := openapicheck.SharedControl()
 	require.NoError(t, err)
 	return v
 }

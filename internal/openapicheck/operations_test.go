@@ -39,6 +39,7 @@ func documentEndpoints(t *testing.T) []endpoint {
 // internal/apiroutes, the routes the SDK calls and the mock serves: the
 // same endpoints, each published or inferred alike.
 func TestOperationsAreTheRoutes(t *testing.T) {
+	t.Parallel()
 	var routes []endpoint
 	for _, r := range apiroutes.All() {
 		e := endpoint{r.Method, r.Path, !r.Published}
@@ -57,6 +58,7 @@ var readmeRow = regexp.MustCompile(`^\| (GET|POST|PATCH|DELETE|PUT) \| (/v1/[^ |
 // inferred alike, with the success status the operation declares, and
 // every operation is a row.
 func TestREADMEEndpointTable(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	readme := string(b)
@@ -90,6 +92,7 @@ func TestREADMEEndpointTable(t *testing.T) {
 // TestInferredOperationsSaySo checks that each inferred operation says so
 // in the words of the README.
 func TestInferredOperationsSaySo(t *testing.T) {
+	t.Parallel()
 	doc := newValidator(t)
 	for _, op := range doc.Operations() {
 		desc := doc.Description(op)
@@ -102,6 +105,7 @@ func TestInferredOperationsSaySo(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	op, ok := v.Find("HEAD", "/v1/analyses/analysis_1/report?locale=ko")
 	require.True(t, ok)

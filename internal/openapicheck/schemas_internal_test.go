@@ -12,7 +12,8 @@ import (
 // documents, and every schema of their components, has a place the
 // compiler finds: none falls back to kin-openapi's compiling at each call.
 func TestSchemasCompile(t *testing.T) {
-	for _, load := range []func() (*Validator, error){New, NewMockControl} {
+	t.Parallel()
+	for _, load := range []func() (*Validator, error){sharedService, sharedControl} {
 		v, err := load()
 		require.NoError(t, err)
 		answers := 0
@@ -43,6 +44,7 @@ func TestSchemasCompile(t *testing.T) {
 // TestDefaultAnswer checks that an answer no status of the operation
 // names is held to its "default" response, with that response's schema.
 func TestDefaultAnswer(t *testing.T) {
+	t.Parallel()
 	doc := []byte(`openapi: 3.1.0
 info: {title: t, version: "1"}
 paths:

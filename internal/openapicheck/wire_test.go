@@ -64,6 +64,7 @@ func send(t *testing.T, c *http.Client, method, url, body string) []byte {
 }
 
 func TestTransport(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	for _, tt := range []struct {
 		name, itemsCount string
@@ -95,6 +96,7 @@ func TestTransport(t *testing.T) {
 }
 
 func TestHandler(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	var got reports
 	srv := httptest.NewServer(v.Handler(fakeService(`"3"`), got.add))
@@ -116,6 +118,7 @@ func TestHandler(t *testing.T) {
 }
 
 func TestHandlerPassesHijackingThrough(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	var got reports
 	drop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -133,6 +136,7 @@ func TestHandlerPassesHijackingThrough(t *testing.T) {
 }
 
 func TestHandlerChecksHEADWithoutABody(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	var got reports
 	// A handler that writes the body of GET for HEAD too, as many do:
@@ -148,6 +152,7 @@ func TestHandlerChecksHEADWithoutABody(t *testing.T) {
 }
 
 func TestHandlerLeavesAnUnansweredRequestUnchecked(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	var got reports
 	started, done := make(chan struct{}), make(chan struct{})
@@ -176,6 +181,7 @@ func TestHandlerLeavesAnUnansweredRequestUnchecked(t *testing.T) {
 }
 
 func TestHandlerReadsNoMoreOfTheBodyThanTheServer(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	var got reports
 	// A server that refuses a body it will not read.
@@ -214,6 +220,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func TestHandlerChecksTheHeadersAsSent(t *testing.T) {
+	t.Parallel()
 	v := newValidator(t)
 	const pdf = "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
 	for _, tt := range []struct {
