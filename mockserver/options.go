@@ -12,28 +12,29 @@ import (
 type Option func(*config)
 
 type config struct {
-	apiKey           string
-	analysisDuration time.Duration
-	manual           bool
-	clock            Clock
-	idSeed           *uint64
-	faultSeed        *uint64
-	workflows        []Workflow
-	seed             *Seed
-	multiTenant      bool
-	maxTenants       int
-	maxJSONBody      int64
-	maxUpload        int64
-	uploadMemory     int64
-	recordSize       int
-	recordBytes      int64
-	logger           *slog.Logger
-	analyzer         Analyzer
-	tls              bool
-	tlsCert          *tls.Certificate
-	corsOrigins      []string
-	reportDelay      time.Duration
-	stateFile        string
+	apiKey            string
+	analysisDuration  time.Duration
+	manual            bool
+	clock             Clock
+	idSeed            *uint64
+	faultSeed         *uint64
+	workflows         []Workflow
+	seed              *Seed
+	multiTenant       bool
+	maxTenants        int
+	readHeaderTimeout time.Duration
+	maxJSONBody       int64
+	maxUpload         int64
+	uploadMemory      int64
+	recordSize        int
+	recordBytes       int64
+	logger            *slog.Logger
+	analyzer          Analyzer
+	tls               bool
+	tlsCert           *tls.Certificate
+	corsOrigins       []string
+	reportDelay       time.Duration
+	stateFile         string
 	// openapiReport, when set, is told of each exchange that disagrees
 	// with the service's OpenAPI document (WithOpenAPICheck).
 	openapiReport func(error)
@@ -59,19 +60,23 @@ const (
 	DefaultRecordSize    = 1000
 	DefaultRecordBytes   = 8 << 20
 	DefaultMaxTenants    = 10000
+	// DefaultReadHeaderTimeout is how long a connection may take to send
+	// a request's headers before the server closes it.
+	DefaultReadHeaderTimeout = 10 * time.Second
 )
 
 func defaultConfig() config {
 	return config{
-		analysisDuration: DefaultAnalysisDuration,
-		clock:            realClock{},
-		workflows:        []Workflow{DefaultWorkflow()},
-		maxTenants:       DefaultMaxTenants,
-		maxJSONBody:      DefaultMaxJSONBody,
-		maxUpload:        DefaultMaxUploadSize,
-		uploadMemory:     DefaultUploadMemory,
-		recordSize:       DefaultRecordSize,
-		recordBytes:      DefaultRecordBytes,
+		analysisDuration:  DefaultAnalysisDuration,
+		clock:             realClock{},
+		workflows:         []Workflow{DefaultWorkflow()},
+		maxTenants:        DefaultMaxTenants,
+		readHeaderTimeout: DefaultReadHeaderTimeout,
+		maxJSONBody:       DefaultMaxJSONBody,
+		maxUpload:         DefaultMaxUploadSize,
+		uploadMemory:      DefaultUploadMemory,
+		recordSize:        DefaultRecordSize,
+		recordBytes:       DefaultRecordBytes,
 	}
 }
 
@@ -97,6 +102,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("the memory of uploads under way, %d bytes, must hold at least one upload of the limit, %d", c.uploadMemory, c.maxUpload)
 	case c.recordSize < 0:
 		return fmt.Errorf("request record size %d is negative", c.recordSize)
+	case c.readHeaderTimeout <= 0:
+		return fmt.Errorf("read header timeout %v must be positive", c.readHeaderTimeout)
 	case c.maxTenants < 1:
 		return fmt.Errorf("the most tenants, %d, must be at least 1", c.maxTenants)
 	case c.recordBytes <= 0:
@@ -193,6 +200,13 @@ func WithMultiTenant() Option { return func(c *config) { c.multiTenant = true } 
 // evicts the namespace used least recently that has no request under way,
 // with all it held.
 func WithMaxTenants(n int) Option { return func(c *config) { c.maxTenants = n } }
+
+// WithReadHeaderTimeout sets how long a connection may take to send a
+// request's headers before the server closes it, so that a client that
+// trickles its headers holds no connection for ever (default 10s).
+func WithReadHeaderTimeout(d time.Duration) Option {
+	return func(c *config) { c.readHeaderTimeout = d }
+}
 
 // WithMaxJSONBody sets the largest JSON request body, in bytes; a larger
 // one gets 413 PAYLOAD_TOO_LARGE. Default 1 MiB.

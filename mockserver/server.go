@@ -139,7 +139,7 @@ func Start(addr string, opts ...Option) (*Server, error) {
 	s.conns = map[net.Conn]http.ConnState{}
 	s.httpSrv = &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.cfg.readHeaderTimeout,
 		ReadTimeout:       2 * time.Minute,
 		WriteTimeout:      writeTimeout, // long polls, delays and trickles extend their own
 		IdleTimeout:       2 * time.Minute,

@@ -101,6 +101,7 @@ type flags struct {
 	addr, apiKey, seed, state, cors            string
 	tlsCert, tlsKey, tlsCAOut                  string
 	duration, reportDelay, grace, stats        time.Duration
+	readHeaderTimeout                          time.Duration
 	idSeed, maxJSON, maxUpload, uploadMemory   int64
 	recordBytes                                int64
 	maxTenants, recordSize                     int
@@ -126,6 +127,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.IntVar(&f.recordSize, "record-size", mockserver.DefaultRecordSize, "how many requests each namespace's record keeps")
 	fs.Int64Var(&f.recordBytes, "record-bytes", mockserver.DefaultRecordBytes, "how many bytes each namespace's request record holds")
 	fs.DurationVar(&f.grace, "shutdown-grace", 10*time.Second, "how long requests under way may finish after SIGINT or SIGTERM")
+	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", mockserver.DefaultReadHeaderTimeout, "how long a connection may take to send a request's headers before it is closed")
 	fs.DurationVar(&f.stats, "stats", 0, "print the process's memory and goroutines to stderr at this interval (0: never)")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	fs.StringVar(&f.state, "state", "", "JSON file of the server's state: loaded at start when it exists, written at shutdown and on POST /_mock/snapshot")
@@ -151,7 +153,7 @@ func (f *flags) options(stderr io.Writer) ([]mockserver.Option, error) {
 		mockserver.WithAPIKey(f.apiKey), mockserver.WithAnalysisDuration(f.duration),
 		mockserver.WithMaxTenants(f.maxTenants), mockserver.WithMaxJSONBody(f.maxJSON), mockserver.WithMaxUploadSize(f.maxUpload),
 		mockserver.WithUploadMemory(f.uploadMemory), mockserver.WithRequestRecordSize(f.recordSize), mockserver.WithRequestRecordBytes(f.recordBytes),
-		mockserver.WithReportDelay(f.reportDelay),
+		mockserver.WithReportDelay(f.reportDelay), mockserver.WithReadHeaderTimeout(f.readHeaderTimeout),
 	}
 	if f.state != "" {
 		opts = append(opts, mockserver.WithStateFile(f.state))

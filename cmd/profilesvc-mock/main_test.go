@@ -24,6 +24,7 @@ import (
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/internal/testutil"
+	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
 const mPassport = "PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12\nPassport Number: X1234567\nExpiry Date: 2031-05-01\n"
@@ -541,12 +542,19 @@ func TestRunAnyInterface(t *testing.T) {
 }
 
 // TestRunSlowHeaders checks that a client that sends its headers slowly is
-// cut off by the server's ReadHeaderTimeout (10s) and does not hold the
-// server meanwhile. It takes about 10 seconds, run in parallel with the
-// package's other parallel tests.
+// cut off by the server's header timeout (-read-header-timeout, here
+// half a second rather than the default 10s) and does not hold the server
+// meanwhile; the flag's default is checked on its own.
 func TestRunSlowHeaders(t *testing.T) {
 	t.Parallel()
-	m := mStart(t, "-addr", "127.0.0.1:0", "-api-key", "k")
+	f, err := parseFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.readHeaderTimeout != mockserver.DefaultReadHeaderTimeout || mockserver.DefaultReadHeaderTimeout != 10*time.Second {
+		t.Errorf("-read-header-timeout defaults to %v, want %v", f.readHeaderTimeout, 10*time.Second)
+	}
+	m := mStart(t, "-addr", "127.0.0.1:0", "-api-key", "k", "-read-header-timeout", "500ms")
 	conn, err := net.Dial("tcp", strings.TrimPrefix(m.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -555,7 +563,8 @@ func TestRunSlowHeaders(t *testing.T) {
 	if _, err := fmt.Fprintf(conn, "GET /_mock/workflows HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n"); err != nil {
 		t.Fatal(err)
 	}
-	// Trickle a header line every second: never finishing the headers.
+	// Trickle a header line every tenth of a second: never finishing the
+	// headers, always sending before the timeout.
 	stopTrickle := make(chan struct{})
 	defer close(stopTrickle)
 	go func() {
@@ -563,7 +572,7 @@ func TestRunSlowHeaders(t *testing.T) {
 			select {
 			case <-stopTrickle:
 				return
-			case <-time.After(time.Second):
+			case <-time.After(100 * time.Millisecond):
 				if _, err := fmt.Fprintf(conn, "x-slow-%d: 1\r\n", i); err != nil {
 					return
 				}
