@@ -361,9 +361,8 @@ type shapedWriter struct {
 
 func (w *shapedWriter) Write(p []byte) (int, error) {
 	if w.fault.Truncate > 0 && w.written+len(p) > w.fault.Truncate {
-		n, _ := w.trickle(p[:w.fault.Truncate-w.written])
-		w.cut()
-		return n, http.ErrAbortHandler
+		_, _ = w.trickle(p[:w.fault.Truncate-w.written])
+		w.cut() // does not return: the handler is aborted
 	}
 	return w.trickle(p)
 }

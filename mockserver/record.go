@@ -53,15 +53,14 @@ const redacted = "[REDACTED]"
 // cleared (a held long poll, a delayed one) does not appear in it
 // afterwards.
 type requestRecord struct {
-	mu              sync.Mutex
-	maxEntries      int
-	maxBytes        int64
-	entries         []recordEntry // oldest first, from head; allocated on first use
-	head            int
-	bytes           int64         // the size of the entries kept
-	dropped         int           // entries dropped to keep within the bounds
-	unauthenticated int           // requests that failed authentication
-	gen             atomic.Uint64 // changed under mu; read without it
+	mu         sync.Mutex
+	maxEntries int
+	maxBytes   int64
+	entries    []recordEntry // oldest first, from head; allocated on first use
+	head       int
+	bytes      int64         // the size of the entries kept
+	dropped    int           // entries dropped to keep within the bounds
+	gen        atomic.Uint64 // changed under mu; read without it
 	// changed, once asked for, is closed (and dropped) at the next add or
 	// reset, for AwaitRequest.
 	changed chan struct{}

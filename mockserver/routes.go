@@ -250,12 +250,3 @@ func pathVar(r *http.Request, name string) string {
 	}
 	return v
 }
-
-// recordedQuery is the request's query as the record keeps it: nil when
-// there is none, to spare the parse on most requests.
-func recordedQuery(r *http.Request) url.Values {
-	if r.URL.RawQuery == "" {
-		return nil
-	}
-	return r.URL.Query()
-}

@@ -172,8 +172,8 @@ func TestAnalyses_AnEnginePanicFailsTheAnalysis(t *testing.T) {
 	srv := newServer(t, mockserver.WithAnalysisDuration(0),
 		mockserver.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))),
 		mockserver.WithAnalyzer(func(context.Context, mockserver.AnalysisInput) (mockserver.AnalysisResult, error) {
-			var m map[string]any
-			m["boom"] = 1 // assignment to entry in nil map
+			m := func() map[string]any { return nil }()
+			m["boom"] = 1 // assignment to entry in nil map, as a misspelt "properties" once made the engine do
 			return mockserver.AnalysisResult{}, nil
 		}))
 	pid, _, item := addProfileWithItem(t, srv.Tenant, "Jane Doe")

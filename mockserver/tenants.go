@@ -85,13 +85,6 @@ func (ts *tenantSet) all() []*Tenant {
 	return out
 }
 
-// size returns how many tenants the set holds.
-func (ts *tenantSet) size() int {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return ts.lru.Len()
-}
-
 // TenantOf returns the namespace of an API key: the server's own key has
 // the server's; on a multi-tenant server any other well-formed UUID has
 // one of its own, made on first use, and kept until it is the least

@@ -158,6 +158,9 @@ func BenchmarkRender(b *testing.B) {
 				b.ReportMetric(float64(inReport)/float64(inBaseline), "report/baseline")
 				slices.Sort(ratios)
 				b.ReportMetric(ratios[n/2], "median-report/baseline")
+				if ratios[n/2] > ratioGoal {
+					b.Logf("the median ratio, %.2f, is over the goal of %.1f", ratios[n/2], ratioGoal)
+				}
 				b.ReportMetric(float64(len(pdf)), "bytes/report")
 				b.ReportMetric(reportAllocs, "allocs/report")
 				b.ReportMetric(baselineAllocs, "allocs/baseline")
