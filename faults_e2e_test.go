@@ -78,8 +78,8 @@ func TestRelFaultsFiftyWorkflows(t *testing.T) {
 		t.Skip("about 5s of faults")
 	}
 	// Three items a workflow, not more: the uploads and their retries are
-	// what the items add, and three show them as well as five at half the
-	// time under the race detector.
+	// what the items add, and three show them as well as five, with a
+	// sixth fewer requests.
 	// Not parallel: it keeps both CPUs of a small CI machine busy (fifty
 	// PDF reports under the race detector), which would starve the
 	// package's timing-sensitive tests; parallel tests wait for it.
