@@ -7,9 +7,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/gorilla/mux"
 
 	"github.com/profilesvc/profilesvc-go"
 )
@@ -44,8 +43,9 @@ type exchange struct {
 	// (WithCORS). Such an answer is the mock's own, not the service's:
 	// WithOpenAPICheck does not hold it to the service's document.
 	faulted, preflight bool
-	// vars are the route's path variables, still escaped.
-	vars map[string]string
+	// vars are the route's path variables, still escaped: varsKept, once
+	// a route has matched, kept from one request to the next.
+	vars, varsKept map[string]string
 
 	status    int  // the answer's status, once set
 	committed bool // the record has been told of the status
@@ -53,20 +53,46 @@ type exchange struct {
 	recording   pendingRecord
 	recordingOn bool
 
-	// Parts of the answer kept here, so that one allocation holds them:
-	// the buffer handlers answer into, the router's match, and the values
-	// of the headers every answer has.
-	buffered      bufferedWriter
-	match         mux.RouteMatch
-	idHeader      [1]string
-	lengthHeader  [1]string
-	contentHeader [1]string
+	// Parts of the exchange kept here, so that they cost no allocation of
+	// their own: the request with its context, and the buffer handlers
+	// answer into.
+	req      http.Request
+	ctx      exchangeCtx
+	buffered bufferedWriter
+	// headers holds the values of the headers every answer has.
+	headers *answerHeaders
+}
+
+// answerHeaders holds the values of the headers every answer has, in one
+// allocation apart from the exchange: net/http, or a caller's handler
+// around the server's, may read an answer's headers after the exchange
+// has gone back to its pool for another request.
+type answerHeaders struct {
+	id, length, contentType [1]string
 }
 
 type exchangeKey struct{}
 
+// exchangeCtx is the request's context with its exchange under
+// exchangeKey{}, as context.WithValue would make it, but held in the
+// exchange rather than allocated apart.
+type exchangeCtx struct {
+	context.Context
+	x *exchange
+}
+
+func (c *exchangeCtx) Value(key any) any {
+	if _, ok := key.(exchangeKey); ok {
+		return c.x
+	}
+	return c.Context.Value(key)
+}
+
 // exchangeOf returns the request's exchange.
 func exchangeOf(r *http.Request) *exchange {
+	if c, ok := r.Context().(*exchangeCtx); ok {
+		return c.x
+	}
 	x, _ := r.Context().Value(exchangeKey{}).(*exchange)
 	return x
 }
@@ -79,17 +105,34 @@ const requestIDHeader = "X-Request-Id"
 // http.Handler: each request gets a request ID, then passes through
 // recovery, authentication, the record and the faults to its route.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	x := &exchange{ResponseWriter: w, srv: s, requestID: s.reqIDs.next("req_"), start: time.Now()}
+	x := exchanges.Get().(*exchange)
+	x.ResponseWriter, x.srv, x.requestID, x.start = w, s, s.reqIDs.next("req_"), time.Now()
 	// Set before anything can answer, so that every answer carries it: a
 	// 401, an unknown route, an injected fault, a long poll's.
-	x.idHeader[0] = x.requestID
-	w.Header()[requestIDHeader] = x.idHeader[:]
-	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
+	x.headers = &answerHeaders{id: [1]string{x.requestID}}
+	w.Header()[requestIDHeader] = x.headers.id[:]
+	x.ctx = exchangeCtx{Context: r.Context(), x: x}
+	x.req = *r.WithContext(&x.ctx)
+	r = &x.req
 	if s.cfg.openapiReport != nil {
 		s.serveChecked(x, w, r)
 		return
 	}
 	chain().ServeHTTP(x, r)
+	x.release()
+}
+
+// exchanges keeps the exchanges of answered requests for the next ones.
+var exchanges = sync.Pool{New: func() any { return new(exchange) }}
+
+// release puts an exchange back in the pool, emptied, once its request
+// has been served: nothing keeps the exchange, its request, its context
+// or its path variables any longer.
+func (x *exchange) release() {
+	vars := x.varsKept
+	clear(vars)
+	*x = exchange{varsKept: vars}
+	exchanges.Put(x)
 }
 
 // commit tells the record of the answer's status, once. A status of 0 is

@@ -141,8 +141,10 @@ func (r *requestRecord) add(gen uint64, e recordEntry) {
 		r.dropped++
 	}
 	if r.head > len(r.entries)/2 && r.head > 64 {
-		r.entries = append(r.entries[:0:0], r.entries[r.head:]...)
-		r.head = 0
+		// In place: the array, once grown, serves the record's life.
+		n := copy(r.entries, r.entries[r.head:])
+		clear(r.entries[n:])
+		r.entries, r.head = r.entries[:n], 0
 	}
 }
 
