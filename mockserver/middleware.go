@@ -106,7 +106,10 @@ const requestIDHeader = "X-Request-Id"
 // recovery, authentication, the record and the faults to its route.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := exchanges.Get().(*exchange)
-	x.ResponseWriter, x.srv, x.requestID, x.start = w, s, s.reqIDs.next("req_"), time.Now()
+	x.ResponseWriter, x.srv, x.requestID = w, s, s.reqIDs.next("req_")
+	if s.cfg.logger != nil {
+		x.start = time.Now() // for the log's duration
+	}
 	// Set before anything can answer, so that every answer carries it: a
 	// 401, an unknown route, an injected fault, a long poll's.
 	x.headers = &answerHeaders{id: [1]string{x.requestID}}

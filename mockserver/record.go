@@ -77,6 +77,9 @@ type recordEntry struct {
 	bodyTruncated           bool
 	bodySize                int64
 	status                  int
+	// bytes is what the entry counts for (size), kept for when it is
+	// dropped: the headers of an old request are no longer in the cache.
+	bytes int64
 }
 
 // size is what an entry counts for against the record's byte bound: what
@@ -122,6 +125,7 @@ func (r *requestRecord) generation() uint64 { return r.gen.Load() }
 // has been reset since, dropping the oldest entries as the bounds require.
 func (r *requestRecord) add(gen uint64, e recordEntry) {
 	size := e.size()
+	e.bytes = size
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if gen != r.gen.Load() {
@@ -135,7 +139,7 @@ func (r *requestRecord) add(gen uint64, e recordEntry) {
 	r.bytes += size
 	r.notify()
 	for len(r.entries)-r.head > r.maxEntries || r.bytes > r.maxBytes {
-		r.bytes -= r.entries[r.head].size()
+		r.bytes -= r.entries[r.head].bytes
 		r.entries[r.head] = recordEntry{}
 		r.head++
 		r.dropped++
