@@ -106,6 +106,22 @@ const requestIDHeader = "X-Request-Id"
 // recovery, authentication, the record and the faults to its route.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := exchanges.Get().(*exchange)
+	r = x.begin(s, w, r)
+	if s.cfg.openapiReport != nil {
+		s.serveChecked(x, w, r)
+		return
+	}
+	chain().ServeHTTP(x, r)
+	x.release()
+}
+
+// begin readies an exchange for the request, and returns the request as
+// the stages see it, with the exchange in its context. Apart from
+// ServeHTTP, so that its copy of the request does not stay on the stack
+// while the request is served.
+//
+//go:noinline
+func (x *exchange) begin(s *Server, w http.ResponseWriter, r *http.Request) *http.Request {
 	x.ResponseWriter, x.srv, x.requestID = w, s, s.reqIDs.next("req_")
 	if s.cfg.logger != nil {
 		x.start = time.Now() // for the log's duration
@@ -116,13 +132,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header()[requestIDHeader] = x.headers.id[:]
 	x.ctx = exchangeCtx{Context: r.Context(), x: x}
 	x.req = *r.WithContext(&x.ctx)
-	r = &x.req
-	if s.cfg.openapiReport != nil {
-		s.serveChecked(x, w, r)
-		return
-	}
-	chain().ServeHTTP(x, r)
-	x.release()
+	return &x.req
 }
 
 // exchanges keeps the exchanges of answered requests for the next ones.
@@ -242,28 +252,35 @@ func authenticate(next http.Handler) http.Handler {
 			x.recordTo = s.Tenant
 		}
 		x.control = strings.HasPrefix(r.URL.Path, "/_mock/")
-		switch {
-		case x.tenant != nil:
+		if x.tenant != nil {
 			next.ServeHTTP(w, r)
 			return
-		case full:
-			e := errorf(http.StatusServiceUnavailable, profilesvc.CodeServiceUnavailable,
-				"each of the mock's %d tenants has a request under way: try again shortly (-max-tenants, WithMaxTenants)", s.cfg.maxTenants)
-			e.retryAfter = "1"
-			writeError(w, e)
-			return
 		}
-		// Recorded with its method and path only: its headers and body are
-		// nobody's to see, and must not fill the key owner's record.
-		startRecording(x, r, true)
-		msg := "invalid API key"
-		if key == "" {
-			msg = "the x-api-key header is missing"
-		} else if s.cfg.multiTenant {
-			msg = "invalid API key: a multi-tenant mock accepts any well-formed UUID"
-		}
-		writeError(w, errorf(http.StatusUnauthorized, profilesvc.CodeUnauthorized, "%s", msg))
+		refuse(x, w, r, key, full)
 	})
+}
+
+// refuse answers a request authenticate does not let through: 503 when
+// every tenant is busy (full), else 401.
+func refuse(x *exchange, w http.ResponseWriter, r *http.Request, key string, full bool) {
+	s := x.srv
+	if full {
+		e := errorf(http.StatusServiceUnavailable, profilesvc.CodeServiceUnavailable,
+			"each of the mock's %d tenants has a request under way: try again shortly (-max-tenants, WithMaxTenants)", s.cfg.maxTenants)
+		e.retryAfter = "1"
+		writeError(w, e)
+		return
+	}
+	// Recorded with its method and path only: its headers and body are
+	// nobody's to see, and must not fill the key owner's record.
+	startRecording(x, r, true)
+	msg := "invalid API key"
+	if key == "" {
+		msg = "the x-api-key header is missing"
+	} else if s.cfg.multiTenant {
+		msg = "invalid API key: a multi-tenant mock accepts any well-formed UUID"
+	}
+	writeError(w, errorf(http.StatusUnauthorized, profilesvc.CodeUnauthorized, "%s", msg))
 }
 
 // record keeps the request in its tenant's record: written as the answer's
@@ -281,18 +298,28 @@ func record(next http.Handler) http.Handler {
 func injectFaults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := exchangeOf(r)
-		if !x.control {
-			if f, ok := x.tenant.faults.match(r.Method, r.URL.EscapedPath()); ok {
-				answered, shaped := x.srv.applyFault(w, r, f)
-				x.faulted = answered || shaped != w
-				if answered {
-					return
-				}
-				w = shaped
+		if !x.control && x.tenant.faults.count.Load() > 0 {
+			var answered bool
+			if w, answered = x.injectFault(w, r); answered {
+				return
 			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// injectFault applies the first of the tenant's faults that matches the
+// request, if any: it reports whether the fault answered, and returns the
+// writer the request goes on with. Apart from injectFaults, so that the
+// fault does not stay on the stack while the request is served.
+func (x *exchange) injectFault(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, bool) {
+	f, ok := x.tenant.faults.match(r.Method, r.URL.EscapedPath())
+	if !ok {
+		return w, false
+	}
+	answered, shaped := x.srv.applyFault(w, r, f)
+	x.faulted = answered || shaped != w
+	return shaped, answered
 }
 
 // exchangeFor returns the exchange a writer writes to, through the

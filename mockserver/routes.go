@@ -94,11 +94,11 @@ type route struct {
 	streams bool
 }
 
-// ServeHTTP runs the route's handler for the request's tenant. The
-// handler answers into a buffer, sent once it has returned: by then it has
+// serve runs the route's handler for the request's tenant. The handler
+// answers into a buffer, sent once it has returned: by then it has
 // released the tenant's lock, so a client slow to read its answer never
 // holds up the others.
-func (rt route) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (rt *route) serve(w http.ResponseWriter, r *http.Request) {
 	x := exchangeOf(r)
 	if e := checkQuery(r, rt.query); e != nil {
 		writeError(w, e)
@@ -134,15 +134,21 @@ func dispatch(w http.ResponseWriter, r *http.Request) {
 	}
 	rt, knownPath := router().match(r.Method, r.URL.EscapedPath(), x.varsKept)
 	if rt == nil {
-		if knownPath {
-			writeError(w, errorf(http.StatusMethodNotAllowed, profilesvc.CodeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.EscapedPath()))
-			return
-		}
-		writeError(w, errorf(http.StatusNotFound, profilesvc.CodeNotFound, "no route for %s %s", r.Method, r.URL.EscapedPath()))
+		noRoute(w, r, knownPath)
 		return
 	}
 	x.vars = x.varsKept
-	rt.ServeHTTP(w, r)
+	rt.serve(w, r)
+}
+
+// noRoute answers a request no route matched: 405 when some route has its
+// path (knownPath), else 404.
+func noRoute(w http.ResponseWriter, r *http.Request, knownPath bool) {
+	if knownPath {
+		writeError(w, errorf(http.StatusMethodNotAllowed, profilesvc.CodeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.EscapedPath()))
+		return
+	}
+	writeError(w, errorf(http.StatusNotFound, profilesvc.CodeNotFound, "no route for %s %s", r.Method, r.URL.EscapedPath()))
 }
 
 // router is the route table made ready for matching, built on first use
