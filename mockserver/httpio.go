@@ -118,7 +118,8 @@ func writeRawJSON(w http.ResponseWriter, status int, b []byte) {
 }
 
 // setHeaders sets an answer's Content-Type and Content-Length. Through an
-// exchange, their values are held in it rather than allocated apart.
+// exchange, their values are held with its request ID's, in one
+// allocation for the three.
 func setHeaders(w http.ResponseWriter, contentType string, length int) {
 	h := w.Header()
 	x := exchangeFor(w)
@@ -127,10 +128,13 @@ func setHeaders(w http.ResponseWriter, contentType string, length int) {
 		h.Set("Content-Length", strconv.Itoa(length))
 		return
 	}
-	x.contentHeader[0] = contentType
-	x.lengthHeader[0] = strconv.Itoa(length)
-	h["Content-Type"] = x.contentHeader[:]
-	h["Content-Length"] = x.lengthHeader[:]
+	if x.headers == nil {
+		x.headers = new(answerHeaders)
+	}
+	x.headers.contentType[0] = contentType
+	x.headers.length[0] = strconv.Itoa(length)
+	h["Content-Type"] = x.headers.contentType[:]
+	h["Content-Length"] = x.headers.length[:]
 }
 
 // noContent answers 204 with no body.

@@ -34,7 +34,20 @@ type idGen struct {
 	// seed and stream are those the seeded generator was made with, and
 	// moves how many times it has moved on, for moveOn.
 	seed, stream, moves uint64
+	// drawn holds crypto/rand bytes not yet used, read idsPerRead IDs at a
+	// time: one read costs about what many IDs' worth of bytes do, and
+	// every answer draws a request ID.
+	drawn   []byte
+	drawBuf [idsPerRead * idRandomBytes]byte
 }
+
+// idRandomBytes is the random bytes an ID takes, five bits of each;
+// idsPerRead, how many IDs' worth of bytes are read from crypto/rand at
+// once.
+const (
+	idRandomBytes = 20
+	idsPerRead    = 32
+)
 
 // newIDGen returns a generator drawing from crypto/rand, or, with a seed,
 // from the given stream of a PCG seeded with it.
@@ -69,16 +82,20 @@ func (g *idGen) moveOn(digest uint64) {
 
 // next returns prefix followed by 20 random characters.
 func (g *idGen) next(prefix string) string {
-	var raw [20]byte
+	var raw [idRandomBytes]byte
+	g.mu.Lock()
 	if g.rng != nil {
-		g.mu.Lock()
 		for i := range raw {
 			raw[i] = byte(g.rng.UintN(32))
 		}
-		g.mu.Unlock()
 	} else {
-		_, _ = crand.Read(raw[:])
+		if len(g.drawn) < len(raw) {
+			_, _ = crand.Read(g.drawBuf[:])
+			g.drawn = g.drawBuf[:]
+		}
+		g.drawn = g.drawn[copy(raw[:], g.drawn):]
 	}
+	g.mu.Unlock()
 	var buf [64]byte // on the stack for the usual prefixes
 	b := append(buf[:0], prefix...)
 	for _, r := range raw {

@@ -7,9 +7,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/gorilla/mux"
 
 	"github.com/profilesvc/profilesvc-go"
 )
@@ -44,8 +43,9 @@ type exchange struct {
 	// (WithCORS). Such an answer is the mock's own, not the service's:
 	// WithOpenAPICheck does not hold it to the service's document.
 	faulted, preflight bool
-	// vars are the route's path variables, still escaped.
-	vars map[string]string
+	// vars are the route's path variables, still escaped: varsKept, once
+	// a route has matched, kept from one request to the next.
+	vars, varsKept map[string]string
 
 	status    int  // the answer's status, once set
 	committed bool // the record has been told of the status
@@ -53,20 +53,46 @@ type exchange struct {
 	recording   pendingRecord
 	recordingOn bool
 
-	// Parts of the answer kept here, so that one allocation holds them:
-	// the buffer handlers answer into, the router's match, and the values
-	// of the headers every answer has.
-	buffered      bufferedWriter
-	match         mux.RouteMatch
-	idHeader      [1]string
-	lengthHeader  [1]string
-	contentHeader [1]string
+	// Parts of the exchange kept here, so that they cost no allocation of
+	// their own: the request with its context, and the buffer handlers
+	// answer into.
+	req      http.Request
+	ctx      exchangeCtx
+	buffered bufferedWriter
+	// headers holds the values of the headers every answer has.
+	headers *answerHeaders
+}
+
+// answerHeaders holds the values of the headers every answer has, in one
+// allocation apart from the exchange: net/http, or a caller's handler
+// around the server's, may read an answer's headers after the exchange
+// has gone back to its pool for another request.
+type answerHeaders struct {
+	id, length, contentType [1]string
 }
 
 type exchangeKey struct{}
 
+// exchangeCtx is the request's context with its exchange under
+// exchangeKey{}, as context.WithValue would make it, but held in the
+// exchange rather than allocated apart.
+type exchangeCtx struct {
+	context.Context
+	x *exchange
+}
+
+func (c *exchangeCtx) Value(key any) any {
+	if _, ok := key.(exchangeKey); ok {
+		return c.x
+	}
+	return c.Context.Value(key)
+}
+
 // exchangeOf returns the request's exchange.
 func exchangeOf(r *http.Request) *exchange {
+	if c, ok := r.Context().(*exchangeCtx); ok {
+		return c.x
+	}
 	x, _ := r.Context().Value(exchangeKey{}).(*exchange)
 	return x
 }
@@ -79,17 +105,47 @@ const requestIDHeader = "X-Request-Id"
 // http.Handler: each request gets a request ID, then passes through
 // recovery, authentication, the record and the faults to its route.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	x := &exchange{ResponseWriter: w, srv: s, requestID: s.reqIDs.next("req_"), start: time.Now()}
-	// Set before anything can answer, so that every answer carries it: a
-	// 401, an unknown route, an injected fault, a long poll's.
-	x.idHeader[0] = x.requestID
-	w.Header()[requestIDHeader] = x.idHeader[:]
-	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
+	x := exchanges.Get().(*exchange)
+	r = x.begin(s, w, r)
 	if s.cfg.openapiReport != nil {
 		s.serveChecked(x, w, r)
 		return
 	}
 	chain().ServeHTTP(x, r)
+	x.release()
+}
+
+// begin readies an exchange for the request, and returns the request as
+// the stages see it, with the exchange in its context. Apart from
+// ServeHTTP, so that its copy of the request does not stay on the stack
+// while the request is served.
+//
+//go:noinline
+func (x *exchange) begin(s *Server, w http.ResponseWriter, r *http.Request) *http.Request {
+	x.ResponseWriter, x.srv, x.requestID = w, s, s.reqIDs.next("req_")
+	if s.cfg.logger != nil {
+		x.start = time.Now() // for the log's duration
+	}
+	// Set before anything can answer, so that every answer carries it: a
+	// 401, an unknown route, an injected fault, a long poll's.
+	x.headers = &answerHeaders{id: [1]string{x.requestID}}
+	w.Header()[requestIDHeader] = x.headers.id[:]
+	x.ctx = exchangeCtx{Context: r.Context(), x: x}
+	x.req = *r.WithContext(&x.ctx)
+	return &x.req
+}
+
+// exchanges keeps the exchanges of answered requests for the next ones.
+var exchanges = sync.Pool{New: func() any { return new(exchange) }}
+
+// release puts an exchange back in the pool, emptied, once its request
+// has been served: nothing keeps the exchange, its request, its context
+// or its path variables any longer.
+func (x *exchange) release() {
+	vars := x.varsKept
+	clear(vars)
+	*x = exchange{varsKept: vars}
+	exchanges.Put(x)
 }
 
 // commit tells the record of the answer's status, once. A status of 0 is
@@ -196,28 +252,35 @@ func authenticate(next http.Handler) http.Handler {
 			x.recordTo = s.Tenant
 		}
 		x.control = strings.HasPrefix(r.URL.Path, "/_mock/")
-		switch {
-		case x.tenant != nil:
+		if x.tenant != nil {
 			next.ServeHTTP(w, r)
 			return
-		case full:
-			e := errorf(http.StatusServiceUnavailable, profilesvc.CodeServiceUnavailable,
-				"each of the mock's %d tenants has a request under way: try again shortly (-max-tenants, WithMaxTenants)", s.cfg.maxTenants)
-			e.retryAfter = "1"
-			writeError(w, e)
-			return
 		}
-		// Recorded with its method and path only: its headers and body are
-		// nobody's to see, and must not fill the key owner's record.
-		startRecording(x, r, true)
-		msg := "invalid API key"
-		if key == "" {
-			msg = "the x-api-key header is missing"
-		} else if s.cfg.multiTenant {
-			msg = "invalid API key: a multi-tenant mock accepts any well-formed UUID"
-		}
-		writeError(w, errorf(http.StatusUnauthorized, profilesvc.CodeUnauthorized, "%s", msg))
+		refuse(x, w, r, key, full)
 	})
+}
+
+// refuse answers a request authenticate does not let through: 503 when
+// every tenant is busy (full), else 401.
+func refuse(x *exchange, w http.ResponseWriter, r *http.Request, key string, full bool) {
+	s := x.srv
+	if full {
+		e := errorf(http.StatusServiceUnavailable, profilesvc.CodeServiceUnavailable,
+			"each of the mock's %d tenants has a request under way: try again shortly (-max-tenants, WithMaxTenants)", s.cfg.maxTenants)
+		e.retryAfter = "1"
+		writeError(w, e)
+		return
+	}
+	// Recorded with its method and path only: its headers and body are
+	// nobody's to see, and must not fill the key owner's record.
+	startRecording(x, r, true)
+	msg := "invalid API key"
+	if key == "" {
+		msg = "the x-api-key header is missing"
+	} else if s.cfg.multiTenant {
+		msg = "invalid API key: a multi-tenant mock accepts any well-formed UUID"
+	}
+	writeError(w, errorf(http.StatusUnauthorized, profilesvc.CodeUnauthorized, "%s", msg))
 }
 
 // record keeps the request in its tenant's record: written as the answer's
@@ -235,18 +298,28 @@ func record(next http.Handler) http.Handler {
 func injectFaults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := exchangeOf(r)
-		if !x.control {
-			if f, ok := x.tenant.faults.match(r.Method, r.URL.EscapedPath()); ok {
-				answered, shaped := x.srv.applyFault(w, r, f)
-				x.faulted = answered || shaped != w
-				if answered {
-					return
-				}
-				w = shaped
+		if !x.control && x.tenant.faults.count.Load() > 0 {
+			var answered bool
+			if w, answered = x.injectFault(w, r); answered {
+				return
 			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// injectFault applies the first of the tenant's faults that matches the
+// request, if any: it reports whether the fault answered, and returns the
+// writer the request goes on with. Apart from injectFaults, so that the
+// fault does not stay on the stack while the request is served.
+func (x *exchange) injectFault(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, bool) {
+	f, ok := x.tenant.faults.match(r.Method, r.URL.EscapedPath())
+	if !ok {
+		return w, false
+	}
+	answered, shaped := x.srv.applyFault(w, r, f)
+	x.faulted = answered || shaped != w
+	return shaped, answered
 }
 
 // exchangeFor returns the exchange a writer writes to, through the

@@ -76,6 +76,9 @@ type recordEntry struct {
 	bodyTruncated           bool
 	bodySize                int64
 	status                  int
+	// bytes is what the entry counts for (size), kept for when it is
+	// dropped: the headers of an old request are no longer in the cache.
+	bytes int64
 }
 
 // size is what an entry counts for against the record's byte bound: what
@@ -121,6 +124,7 @@ func (r *requestRecord) generation() uint64 { return r.gen.Load() }
 // has been reset since, dropping the oldest entries as the bounds require.
 func (r *requestRecord) add(gen uint64, e recordEntry) {
 	size := e.size()
+	e.bytes = size
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if gen != r.gen.Load() {
@@ -134,14 +138,16 @@ func (r *requestRecord) add(gen uint64, e recordEntry) {
 	r.bytes += size
 	r.notify()
 	for len(r.entries)-r.head > r.maxEntries || r.bytes > r.maxBytes {
-		r.bytes -= r.entries[r.head].size()
+		r.bytes -= r.entries[r.head].bytes
 		r.entries[r.head] = recordEntry{}
 		r.head++
 		r.dropped++
 	}
 	if r.head > len(r.entries)/2 && r.head > 64 {
-		r.entries = append(r.entries[:0:0], r.entries[r.head:]...)
-		r.head = 0
+		// In place: the array, once grown, serves the record's life.
+		n := copy(r.entries, r.entries[r.head:])
+		clear(r.entries[n:])
+		r.entries, r.head = r.entries[:n], 0
 	}
 }
 

@@ -1,52 +1,83 @@
-// Command throughput measures the mock server's throughput against a bare
-// net/http server writing the same bytes, with the load coming from a
-// separate process, so that the client's work and allocations do not hide
-// the server's.
+// Command throughput measures what a request costs the mock server against
+// a bare net/http server writing the same bytes: the CPU time of the
+// server's process per request, its requests per second, and its
+// allocations per request. Each server runs in a process of its own and
+// the load comes from another, so that the figures are the server's alone
+// and do not depend on the load generator.
 //
-//	go run ./internal/cmd/throughput [-duration 5s] [-rounds 3] [-conns 64]
+//	go run ./internal/cmd/throughput [-load go|wrk|print] [-duration 5s] [-rounds 3] [-conns 64] [-threads 2] [-route NAME] [-cpuprofile DIR]
 //
-// It serves, in this process, a mock (one completed analysis, one folder
-// of ten items) and a bare server answering each route with the mock's
-// bytes, then runs itself as a load generator (-load) against one of them
-// at a time, alternating, and prints for GET /v1/analyses/{id} and GET
-// /v1/folders/{id} the requests per second of each, their ratio, and the
-// allocations per request of this process while it served them.
+// It starts itself twice as a server: once as the mock (mockserver.Start,
+// as the binary serves it, holding one completed analysis and one folder
+// of ten items), once as a bare server answering GET /v1/analyses/{id}
+// and GET /v1/folders/{id} with the mock's bytes and content type. Each
+// server reads its own CPU time (getrusage RUSAGE_SELF: user and system)
+// and allocations, and tells them on a control port of its own, apart
+// from the port under load. For each route, rounds alternate between the
+// two servers; a round reads the server's figures, runs the load, and
+// reads them again, and the difference is divided by the requests the
+// load generator had answered.
+//
+// The load comes from:
+//
+//   - go (the default): this command run as a load generator, with -conns
+//     keep-alive connections;
+//   - wrk: wrk -t THREADS -c CONNS -d DURATION, which must be on the PATH;
+//   - print: nothing; the servers start and the command prints, for each
+//     route and server, the wrk command to run and how to read the
+//     server's CPU time before and after it, and serves until its input
+//     ends (Ctrl-D) or it is interrupted.
+//
+// It prints, for each route, the CPU per request of each server and their
+// ratio (mock/bare), the requests per second of each and their ratio, and
+// the allocations per request of each. With -cpuprofile, each server
+// writes a CPU profile of its life under load (mock.pprof, bare.pprof) to
+// the directory, for go tool pprof -top; profiling costs CPU itself, so
+// take the figures from a run without it.
 package main
 
 import (
-	"context"
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
-	"sync"
-	"sync/atomic"
+	"slices"
+	"strings"
 	"time"
-
-	"github.com/profilesvc/profilesvc-go"
-	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
 func main() {
 	var (
-		load     = flag.String("load", "", "run as the load generator against this URL")
-		key      = flag.String("key", "", "the API key the load generator sends")
+		serve    = flag.String("serve", "", "run as a server: mock or bare (used by the command itself)")
+		from     = flag.String("from", "", "bare server: the mock whose answers it copies")
+		paths    = flag.String("paths", "", "bare server: the comma-separated paths it answers")
+		generate = flag.String("generate", "", "run as the Go load generator against this URL (used by the command itself)")
+		key      = flag.String("key", "", "the API key sent to the mock")
+		load     = flag.String("load", "go", "the load generator: go, wrk, or print (print the wrk commands and serve)")
 		duration = flag.Duration("duration", 5*time.Second, "length of one round against one server")
 		rounds   = flag.Int("rounds", 3, "rounds against each server, alternating")
 		conns    = flag.Int("conns", 64, "concurrent connections of the load generator")
+		threads  = flag.Int("threads", 2, "wrk's threads")
+		profile  = flag.String("cpuprofile", "", "directory each server writes a CPU profile of its life to")
+		only     = flag.String("route", "", "load only the routes whose name contains this, such as folders")
 	)
 	flag.Parse()
 	var err error
-	if *load != "" {
-		err = generate(*load, *key, *conns, *duration)
-	} else {
-		err = measure(*duration, *rounds, *conns)
+	switch {
+	case *serve != "":
+		err = runServer(*serve, *from, *key, *paths, *profile)
+	case *generate != "":
+		err = generateLoad(*generate, *key, *conns, *duration)
+	default:
+		lg := loadGen{kind: *load, conns: *conns, threads: *threads, duration: *duration}
+		err = measure(lg, *rounds, *profile, *only)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "throughput:", err)
@@ -54,202 +85,231 @@ func main() {
 	}
 }
 
-// result is what the load generator prints.
-type result struct {
-	Requests int64 `json:"requests"`
-	Errors   int64 `json:"errors"`
+// child is a server started as a process of its own.
+type child struct {
+	name  string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser // closing it stops the server
+	hello
 }
 
-// generate sends GET requests to url from conns connections for d and
-// prints how many got a 200.
-func generate(url, key string, conns int, d time.Duration) error {
-	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}
-	client := &http.Client{Transport: tr}
-	var ok, failed atomic.Int64
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	var wg sync.WaitGroup
-	for range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-				req.Header.Set("x-api-key", key)
-				resp, err := client.Do(req)
-				if err != nil {
-					if ctx.Err() == nil {
-						failed.Add(1)
-					}
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				_ = resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					ok.Add(1)
-				} else {
-					failed.Add(1)
-				}
-			}
-		}()
+// startServer starts this command as a server and reads what it serves.
+func startServer(name string, args ...string) (*child, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
 	}
-	wg.Wait()
-	return json.NewEncoder(os.Stdout).Encode(result{Requests: ok.Load(), Errors: failed.Load()})
+	cmd := exec.Command(self, append([]string{"-serve", name}, args...)...)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &child{name: name, cmd: cmd, stdin: stdin}
+	line, err := bufio.NewReader(stdout).ReadBytes('\n')
+	if err == nil {
+		err = json.Unmarshal(line, &c.hello)
+	}
+	if err != nil {
+		c.stop()
+		return nil, fmt.Errorf("%s server: %w", name, err)
+	}
+	return c, nil
 }
 
-// target is one server's route under load.
-type target struct {
-	name, url, key string
+// stop ends the server and waits for it, so that its profile is written.
+func (c *child) stop() {
+	_ = c.stdin.Close()
+	_ = c.cmd.Wait()
+}
+
+// usage reads the server's CPU time and allocations so far.
+func (c *child) usage() (usage, error) {
+	var u usage
+	resp, err := http.Get(c.Control + usagePath)
+	if err != nil {
+		return u, fmt.Errorf("%s server's usage: %w", c.name, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return u, fmt.Errorf("%s server's usage: %s", c.name, resp.Status)
+	}
+	return u, json.NewDecoder(resp.Body).Decode(&u)
+}
+
+// sample is what one round cost a server.
+type sample struct {
 	requests       int64
-	elapsed        time.Duration
+	elapsed, cpu   time.Duration
 	mallocs, bytes uint64
 }
 
-// measure serves the mock and the bare server and loads each in turn.
-func measure(d time.Duration, rounds, conns int) error {
-	srv := mockserver.New(mockserver.WithManualAnalyses(), mockserver.WithRequestRecordSize(1000))
-	defer srv.Close()
-	paths, err := arrange(srv)
-	if err != nil {
-		return err
-	}
-	bare, err := bareServer(srv, paths)
-	if err != nil {
-		return err
-	}
-	defer bare.Close()
+func (s sample) cpuPerRequest() float64 { return float64(s.cpu) / float64(s.requests) }
+func (s sample) rate() float64          { return float64(s.requests) / s.elapsed.Seconds() }
 
-	fmt.Printf("%d rounds of %v per server, %d connections, GOMAXPROCS %d, %s\n\n", rounds, d, conns, runtime.GOMAXPROCS(0), runtime.Version())
-	fmt.Printf("%-28s %12s %12s %8s %14s %14s\n", "route", "mock req/s", "bare req/s", "ratio", "mock allocs/req", "bare allocs/req")
-	for _, p := range paths {
-		mock := &target{name: "mock", url: srv.URL + p.path, key: srv.APIKey}
-		plain := &target{name: "bare", url: "http://" + bare.Addr + p.path}
-		for range rounds {
-			for _, t := range []*target{mock, plain} {
-				if err := run(t, conns, d); err != nil {
+// tally is one server's figures on one route: its rounds, and their sum.
+type tally struct {
+	rounds []sample
+	sum    sample
+}
+
+func (t *tally) add(s sample) {
+	t.rounds = append(t.rounds, s)
+	t.sum.requests += s.requests
+	t.sum.elapsed += s.elapsed
+	t.sum.cpu += s.cpu
+	t.sum.mallocs += s.mallocs
+	t.sum.bytes += s.bytes
+}
+
+func (t *tally) allocs() float64     { return float64(t.sum.mallocs) / float64(t.sum.requests) }
+func (t *tally) allocBytes() float64 { return float64(t.sum.bytes) / float64(t.sum.requests) }
+
+// medianRatio is the median over the rounds of f(mock's round) / f(bare's
+// round): the rounds alternate, so that a change in the machine's load
+// weighs on both sides of a pair alike.
+func medianRatio(m, b *tally, f func(sample) float64) float64 {
+	r := make([]float64, len(m.rounds))
+	for i := range r {
+		r[i] = f(m.rounds[i]) / f(b.rounds[i])
+	}
+	slices.Sort(r)
+	if n := len(r); n%2 == 0 {
+		return (r[n/2-1] + r[n/2]) / 2
+	}
+	return r[len(r)/2]
+}
+
+// measure starts the two servers and loads each route of each in turn.
+func measure(lg loadGen, rounds int, profileDir, only string) error {
+	if err := lg.check(); err != nil {
+		return err
+	}
+	var profArgs []string
+	if profileDir != "" {
+		if err := os.MkdirAll(profileDir, 0o755); err != nil {
+			return err
+		}
+		profArgs = []string{"-cpuprofile", profileDir}
+	}
+	mock, err := startServer("mock", profArgs...)
+	if err != nil {
+		return err
+	}
+	defer mock.stop()
+	var paths []string
+	for _, rt := range mock.Routes {
+		paths = append(paths, rt.Path)
+	}
+	bare, err := startServer("bare", append(profArgs, "-from", mock.URL, "-key", mock.Key, "-paths", strings.Join(paths, ","))...)
+	if err != nil {
+		return err
+	}
+	defer bare.stop()
+	if lg.kind == "print" {
+		return printCommands(lg, mock, bare)
+	}
+
+	fmt.Printf("%d rounds of %v per server and route, load from %s, %d connections; servers and load in processes of their own\n",
+		rounds, lg.duration, lg.describe(), lg.conns)
+	fmt.Printf("%d CPUs, %s, %s\n\n", runtime.NumCPU(), cpuModel(), runtime.Version())
+	fmt.Printf("%-24s %10s %10s %7s %7s   %10s %10s %7s   %15s %15s\n", "route", "mock CPU", "bare CPU", "ratio", "median", "mock req/s", "bare req/s", "median", "mock allocs", "bare allocs")
+	for _, rt := range mock.Routes {
+		if !strings.Contains(rt.Name, only) {
+			continue
+		}
+		var m, b tally
+		for i := range rounds {
+			// Each goes first in every other round.
+			first, second := &m, &b
+			if i%2 == 1 {
+				first, second = &b, &m
+			}
+			for _, t := range []*tally{first, second} {
+				c := mock
+				if t == &b {
+					c = bare
+				}
+				s, err := round(lg, c, c.URL+rt.Path, mock.Key)
+				if err != nil {
 					return err
 				}
+				t.add(s)
 			}
 		}
-		mr, br := mock.rate(), plain.rate()
-		fmt.Printf("%-28s %12.0f %12.0f %8.2f %14.1f %14.1f\n", p.name, mr, br, mr/br, mock.allocs(), plain.allocs())
+		fmt.Printf("%-24s %8.1fµs %8.1fµs %7.2f %7.2f   %10.0f %10.0f %7.2f   %5.1f %7.0f B %5.1f %7.0f B\n", rt.Name,
+			m.sum.cpuPerRequest()/1e3, b.sum.cpuPerRequest()/1e3, m.sum.cpuPerRequest()/b.sum.cpuPerRequest(),
+			medianRatio(&m, &b, sample.cpuPerRequest), m.sum.rate(), b.sum.rate(), medianRatio(&m, &b, sample.rate),
+			m.allocs(), m.allocBytes(), b.allocs(), b.allocBytes())
 	}
+	fmt.Println("\nCPU: the server process's user and system time per request answered, over all rounds; ratio: mock/bare of those;")
+	fmt.Println("median: the median over the rounds of each round's mock/bare; allocs: allocations and bytes allocated per request")
 	return nil
 }
 
-func (t *target) rate() float64 { return float64(t.requests) / t.elapsed.Seconds() }
-func (t *target) allocs() float64 {
-	return float64(t.mallocs) / float64(t.requests)
-}
-
-// run loads t from a child process for d, adding the requests answered and
-// this process's allocations to t.
-func run(t *target, conns int, d time.Duration) error {
-	self, err := os.Executable()
+// round loads one server's route once and returns what it cost.
+func round(lg loadGen, c *child, url, key string) (sample, error) {
+	before, err := c.usage()
 	if err != nil {
-		return err
+		return sample{}, err
 	}
-	cmd := exec.Command(self, "-load", t.url, "-key", t.key, "-conns", fmt.Sprint(conns), "-duration", d.String())
-	cmd.Stderr = os.Stderr
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	out, err := cmd.Output()
-	runtime.ReadMemStats(&after)
+	res, err := lg.run(url, key)
 	if err != nil {
-		return fmt.Errorf("load generator: %w", err)
+		return sample{}, fmt.Errorf("%s %s: %w", c.name, url, err)
 	}
-	var res result
-	if err := json.Unmarshal(out, &res); err != nil {
-		return fmt.Errorf("load generator said %q: %w", out, err)
+	after, err := c.usage()
+	if err != nil {
+		return sample{}, err
 	}
 	if res.Requests == 0 || res.Errors > res.Requests/100 {
-		return fmt.Errorf("%s %s: %d requests, %d errors", t.name, t.url, res.Requests, res.Errors)
+		return sample{}, fmt.Errorf("%s %s: %d requests, %d errors", c.name, url, res.Requests, res.Errors)
 	}
-	t.requests += res.Requests
-	t.elapsed += d // the time it loaded the server, its start-up aside
-	t.mallocs += after.Mallocs - before.Mallocs
-	t.bytes += after.TotalAlloc - before.TotalAlloc
-	return nil
-}
-
-// route is a path to load, with a name for the table.
-type route struct{ name, path string }
-
-// arrange creates a profile with a folder of ten items and a completed
-// analysis of seven of them, as a typical client would read.
-func arrange(srv *mockserver.Server) ([]route, error) {
-	ctx := context.Background()
-	c := srv.Client()
-	p, err := c.CreateProfile(ctx, mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Jane Doe"})
-	if err != nil {
-		return nil, err
-	}
-	folder := p.DefaultFolder().ID
-	var ids []string
-	for i := range 10 {
-		text := fmt.Sprintf("PASSPORT\nFull Name: Jane Doe\nDate of Birth: 1990-04-12\nPassport Number: X12345%02d\nExpiry Date: 2031-05-01\n", i)
-		it, err := c.CreateTextItem(ctx, folder, text, profilesvc.CreateItemParams{Name: fmt.Sprintf("document %d", i)})
-		if err != nil {
-			return nil, err
-		}
-		ids = append(ids, it.ID)
-	}
-	id, err := c.StartAnalysis(ctx, p.ID, profilesvc.StartAnalysisParams{ItemIDs: ids[:7]})
-	if err != nil {
-		return nil, err
-	}
-	if err := srv.CompleteAnalysis(id); err != nil {
-		return nil, err
-	}
-	return []route{
-		{"GET /v1/analyses/{id}", "/v1/analyses/" + id},
-		{"GET /v1/folders/{id}", "/v1/folders/" + folder},
+	return sample{
+		requests: res.Requests,
+		elapsed:  res.Elapsed,
+		cpu:      time.Duration(after.CPUNanos - before.CPUNanos),
+		mallocs:  after.Mallocs - before.Mallocs,
+		bytes:    after.AllocBytes - before.AllocBytes,
 	}, nil
 }
 
-// bare is a plain net/http server.
-type bare struct {
-	*http.Server
-	Addr string
+// printCommands prints what to run to measure the servers with wrk by
+// hand, and serves until the input ends or the command is interrupted.
+func printCommands(lg loadGen, mock, bare *child) error {
+	fmt.Printf("For each command: read the server's CPU time, run wrk, read it again;\n")
+	fmt.Printf("CPU per request = (cpuNanos after - cpuNanos before) / wrk's \"requests in\".\n\n")
+	for _, rt := range mock.Routes {
+		for _, c := range []*child{mock, bare} {
+			fmt.Printf("# %s, %s\ncurl -s %s%s\n%s\ncurl -s %s%s\n\n", rt.Name, c.name, c.Control, usagePath,
+				strings.Join(lg.wrkArgs(c.URL+rt.Path, mock.Key), " "), c.Control, usagePath)
+		}
+	}
+	fmt.Println("Serving until the input ends (Ctrl-D) or an interrupt.")
+	_, err := io.Copy(io.Discard, os.Stdin)
+	return err
 }
 
-// bareServer answers each route with the bytes and content type the mock
-// gives for it, and nothing else.
-func bareServer(srv *mockserver.Server, paths []route) (*bare, error) {
-	answers := map[string][]byte{}
-	for _, p := range paths {
-		req, _ := http.NewRequest(http.MethodGet, srv.URL+p.path, nil)
-		req.Header.Set("x-api-key", srv.APIKey)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		body, err := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			return nil, errors.Join(err, fmt.Errorf("GET %s: %d", p.path, resp.StatusCode))
-		}
-		answers[p.path] = body
-	}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := answers[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
-		_, _ = w.Write(body)
-	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// cpuModel names the machine's processor, from /proc/cpuinfo where there
+// is one.
+func cpuModel() string {
+	b, err := os.ReadFile(filepath.Join("/proc", "cpuinfo"))
 	if err != nil {
-		return nil, err
+		return runtime.GOARCH
 	}
-	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = s.Serve(ln) }()
-	return &bare{Server: s, Addr: ln.Addr().String()}, nil
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
 }
 
-// Close stops the bare server.
-func (b *bare) Close() { _ = b.Server.Close() }
+// errNoWrk says wrk is missing.
+var errNoWrk = errors.New("wrk is not on the PATH: install it (apt-get install wrk) or use -load go")
