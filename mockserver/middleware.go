@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gorilla/mux"
+
 	"github.com/profilesvc/profilesvc-go"
 )
 
@@ -43,9 +45,10 @@ type exchange struct {
 	// (WithCORS). Such an answer is the mock's own, not the service's:
 	// WithOpenAPICheck does not hold it to the service's document.
 	faulted, preflight bool
-	// vars are the route's path variables, still escaped: varsKept, once
-	// a route has matched, kept from one request to the next.
-	vars, varsKept map[string]string
+	// match is the router's match of the request; vars, its path
+	// variables, still escaped.
+	match mux.RouteMatch
+	vars  map[string]string
 
 	status    int  // the answer's status, once set
 	committed bool // the record has been told of the status
@@ -142,9 +145,7 @@ var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 // has been served: nothing keeps the exchange, its request, its context
 // or its path variables any longer.
 func (x *exchange) release() {
-	vars := x.varsKept
-	clear(vars)
-	*x = exchange{varsKept: vars}
+	*x = exchange{}
 	exchanges.Put(x)
 }
 

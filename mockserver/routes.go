@@ -1,10 +1,13 @@
 package mockserver
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/gorilla/mux"
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
@@ -152,16 +155,13 @@ var chain = sync.OnceValue(func() http.Handler {
 // path with another method 405 METHOD_NOT_ALLOWED.
 func dispatch(w http.ResponseWriter, r *http.Request) {
 	x := exchangeOf(r)
-	if x.varsKept == nil {
-		x.varsKept = make(map[string]string, 2)
-	}
-	rt, knownPath := router().match(r.Method, r.URL.EscapedPath(), x.varsKept)
-	if rt == nil {
-		noRoute(w, r, knownPath)
+	m := &x.match
+	if !router().Match(r, m) || m.MatchErr != nil {
+		noRoute(w, r, errors.Is(m.MatchErr, mux.ErrMethodMismatch))
 		return
 	}
-	x.vars = x.varsKept
-	rt.serve(w, r)
+	x.vars = m.Vars
+	m.Handler.ServeHTTP(w, r)
 }
 
 // noRoute answers a request no route matched: 405 when some route has its
@@ -174,125 +174,24 @@ func noRoute(w http.ResponseWriter, r *http.Request, knownPath bool) {
 	writeError(w, errorf(http.StatusNotFound, profilesvc.CodeNotFound, "no route for %s %s", r.Method, r.URL.EscapedPath()))
 }
 
-// router is the route table made ready for matching, built on first use
+// router is the gorilla/mux router of the route table, built on first use
 // and shared by every server of the process: it holds no server's state.
-var router = sync.OnceValue(func() *routeTable { return newRouteTable(routes()) })
-
-// routeTable matches a request's method and path to its route. A path is
-// matched as sent, still escaped, so that an encoded slash stays inside
-// its segment; it is never cleaned or redirected. A template's segment is
-// a literal, matched exactly, or a variable in braces, which matches any
-// segment that is not empty; the first route, in the table's order,
-// whose path and method match is the request's.
-type routeTable struct {
-	// bySegments holds the routes by the number of segments of their
-	// path, in the table's order.
-	bySegments [][]*tableRoute
-}
-
-// tableRoute is a route with its path template cut into segments.
-type tableRoute struct {
-	route
-	// segments are the template's segments after its first slash: a
-	// literal, or a variable's name where variable is true.
-	segments []string
-	variable []bool
-}
-
-// newRouteTable cuts the templates of routes into their segments. A
-// template whose segment mixes a variable with other text, gives a
-// variable a pattern, or has more than maxPathSegments segments is a
-// mistake of the table: it panics.
-func newRouteTable(routes []route) *routeTable {
-	t := &routeTable{}
-	for _, rt := range routes {
-		if !strings.HasPrefix(rt.path, "/") {
-			panic("mockserver: route " + rt.path + " does not begin with a slash")
+// It matches IDs as opaque, still-escaped segments, so that an encoded
+// slash stays inside its segment; requests are matched, never cleaned or
+// redirected. A GET route answers HEAD too.
+var router = sync.OnceValue(func() *mux.Router {
+	r := mux.NewRouter()
+	r.UseEncodedPath()
+	r.SkipClean(true)
+	for _, rt := range routes() {
+		methods := []string{rt.method}
+		if rt.method == http.MethodGet {
+			methods = append(methods, http.MethodHead)
 		}
-		tr := &tableRoute{route: rt, segments: strings.Split(rt.path[1:], "/")}
-		tr.variable = make([]bool, len(tr.segments))
-		for i, seg := range tr.segments {
-			name, isVar := strings.CutPrefix(seg, "{")
-			if isVar {
-				name, isVar = strings.CutSuffix(name, "}")
-			}
-			if isVar != strings.ContainsAny(seg, "{}") || isVar && (name == "" || strings.ContainsAny(name, "{}:")) {
-				panic("mockserver: route " + rt.path + ": a variable must be a whole segment, {name}")
-			}
-			if isVar {
-				tr.segments[i], tr.variable[i] = name, true
-			}
-		}
-		n := len(tr.segments)
-		if n > maxPathSegments {
-			panic("mockserver: route " + rt.path + " has more segments than maxPathSegments")
-		}
-		for len(t.bySegments) <= n {
-			t.bySegments = append(t.bySegments, nil)
-		}
-		t.bySegments[n] = append(t.bySegments[n], tr)
+		r.Handle(rt.path, http.HandlerFunc(rt.serve)).Methods(methods...)
 	}
-	return t
-}
-
-// maxPathSegments is the most segments a route may have: a path's
-// segments are cut into an array of this size, without an allocation.
-const maxPathSegments = 8
-
-// match returns the route of method and path, having put the path's
-// variables, still escaped, in vars (empty); or nil, and whether some
-// route has the path (the method is then not allowed). A GET route
-// answers HEAD too.
-func (t *routeTable) match(method, path string, vars map[string]string) (*tableRoute, bool) {
-	rest, ok := strings.CutPrefix(path, "/")
-	if !ok {
-		return nil, false
-	}
-	var segs [maxPathSegments]string
-	n := 0
-	for {
-		if n == maxPathSegments || n+1 >= len(t.bySegments) {
-			return nil, false // more segments than any route has
-		}
-		seg, after, more := strings.Cut(rest, "/")
-		segs[n], rest = seg, after
-		n++
-		if !more {
-			break
-		}
-	}
-	knownPath := false
-	for _, tr := range t.bySegments[n] {
-		if !tr.matchSegments(segs[:n]) {
-			continue
-		}
-		if tr.method != method && (tr.method != http.MethodGet || method != http.MethodHead) {
-			knownPath = true
-			continue
-		}
-		for i, name := range tr.segments {
-			if tr.variable[i] {
-				vars[name] = segs[i]
-			}
-		}
-		return tr, true
-	}
-	return nil, knownPath
-}
-
-// matchSegments reports whether a path's segments match the template's.
-func (tr *tableRoute) matchSegments(segs []string) bool {
-	for i, seg := range segs {
-		if tr.variable[i] {
-			if seg == "" {
-				return false
-			}
-		} else if seg != tr.segments[i] {
-			return false
-		}
-	}
-	return true
-}
+	return r
+})
 
 // bufferedWriter keeps an answer in memory until flush. It keeps the
 // slices it is given rather than copies: every handler writes bytes it
