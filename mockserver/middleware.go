@@ -18,7 +18,11 @@ import (
 // An answer passes through a chain of small handlers, each testable alone,
 // built once per process (see chain):
 //
-//	recoverAndLog → authenticate → record → injectFaults → route
+//	recoverAndLog → cors → public → authenticate → record → injectFaults → route
+//
+// cors answers the preflights of the origins WithCORS allows; public
+// serves the routes that need no key (health, the OpenAPI documents);
+// route is dispatch, the gorilla/mux router of the route table.
 //
 // The server puts one value in the request's context, its *exchange, where
 // each stage finds the server, the tenant, the path's variables, and the
