@@ -600,47 +600,24 @@ var (
 	}
 )
 
-// goldenSections are the cases of every test.
-var goldenSections = [][]goldenCase{goldenProfiles, goldenFolders, goldenItems, goldenAnalyses, goldenReports, goldenControl, goldenRefusals, goldenDeletions}
-
-func TestGoldenProfiles(t *testing.T) {
-	t.Parallel()
-	runGolden(t, goldenProfiles)
+// goldenSections are the cases, by the section of the API they show.
+var goldenSections = []struct {
+	name  string
+	cases []goldenCase
+}{
+	{"profiles", goldenProfiles}, {"folders", goldenFolders}, {"items", goldenItems}, {"analyses", goldenAnalyses},
+	{"reports", goldenReports}, {"control", goldenControl}, {"refusals", goldenRefusals}, {"deletions", goldenDeletions},
 }
 
-func TestGoldenFolders(t *testing.T) {
-	t.Parallel()
-	runGolden(t, goldenFolders)
-}
-
-func TestGoldenItems(t *testing.T) {
-	t.Parallel()
-	runGolden(t, goldenItems)
-}
-
-func TestGoldenAnalyses(t *testing.T) {
-	t.Parallel()
-	runGolden(t, goldenAnalyses)
-}
-
-func TestGoldenReports(t *testing.T) {
-	t.Parallel()
-	runGolden(t, goldenReports)
-}
-
-func TestGoldenControl(t *testing.T) {
-	t.Parallel()
-	runGolden(t, goldenControl)
-}
-
-func TestGoldenRefusals(t *testing.T) {
-	t.Parallel()
-	runGolden(t, goldenRefusals)
-}
-
-func TestGoldenDeletions(t *testing.T) {
-	t.Parallel()
-	runGolden(t, goldenDeletions)
+// TestGolden holds each case's answer to its golden file, the sections in
+// parallel, each section's cases one after the other.
+func TestGolden(t *testing.T) {
+	for _, sec := range goldenSections {
+		t.Run(sec.name, func(t *testing.T) {
+			t.Parallel()
+			runGolden(t, sec.cases)
+		})
+	}
 }
 
 // goldenSeed is the ID seed of a case, drawn from its name.
@@ -675,8 +652,8 @@ func runGolden(t *testing.T, cases []goldenCase) {
 func TestGoldenNoStrays(t *testing.T) {
 	t.Parallel()
 	files := map[string]bool{}
-	for _, cases := range goldenSections {
-		for _, c := range cases {
+	for _, sec := range goldenSections {
+		for _, c := range sec.cases {
 			require.False(t, files[c.name+".json"], "two cases named %s", c.name)
 			files[c.name+".json"] = true
 			if c.report != "" {
