@@ -14,7 +14,10 @@
 // pointed at a running mock.
 package api
 
-import _ "embed"
+import (
+	_ "embed"
+	"strings"
+)
 
 //go:embed openapi.yaml
 var openAPI string
@@ -39,3 +42,17 @@ const (
 	OpenAPIFile     = "openapi.yaml"
 	MockControlFile = "mock-control.yaml"
 )
+
+// Document returns the document of a file name, OpenAPIFile or
+// MockControlFile, with or without a leading "./", as a reference from
+// one document to the other names it; false for any other name. The
+// slice is the caller's.
+func Document(name string) ([]byte, bool) {
+	switch strings.TrimPrefix(name, "./") {
+	case OpenAPIFile:
+		return OpenAPI(), true
+	case MockControlFile:
+		return MockControl(), true
+	}
+	return nil, false
+}

@@ -220,11 +220,8 @@ func loadDocument(t *testing.T, doc []byte, name string) *openapi3.T {
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = true
 	loader.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
-		switch strings.TrimPrefix(u.Path, "./") {
-		case api.OpenAPIFile:
-			return api.OpenAPI(), nil
-		case api.MockControlFile:
-			return api.MockControl(), nil
+		if b, ok := api.Document(u.Path); ok {
+			return b, nil
 		}
 		return nil, fmt.Errorf("no document %s", u)
 	}

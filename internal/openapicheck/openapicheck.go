@@ -103,11 +103,8 @@ func load(doc []byte, name string) (*Validator, error) {
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = true
 	loader.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
-		switch strings.TrimPrefix(u.Path, "./") {
-		case api.OpenAPIFile:
-			return api.OpenAPI(), nil
-		case api.MockControlFile:
-			return api.MockControl(), nil
+		if b, ok := api.Document(u.Path); ok {
+			return b, nil
 		}
 		return nil, fmt.Errorf("openapicheck: %s refers to %s, which is not one of the embedded documents", name, u)
 	}
