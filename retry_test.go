@@ -11,9 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -23,6 +21,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/profilesvc/profilesvc-go/internal/testutil"
 )
 
 // ---- policy functions on their own ----
@@ -505,56 +505,6 @@ func TestRetry_UntrustedCertificateNotRetried(t *testing.T) {
 	assert.Equal(t, int32(1), counter.n.Load(), "a certificate error cannot be cured by retrying")
 }
 
-// retryWaits is a slog.Handler that keeps, for each retry the client
-// logs, the wait it chose (the SDK's own line, with "wait") and the wait
-// its transport then started (go-retryablehttp's line, with "timeout"):
-// what a test checks instead of timing the call.
-type retryWaits struct {
-	mu      sync.Mutex
-	waits   []time.Duration // chosen
-	started []time.Duration // handed to the transport's timer
-}
-
-func (h *retryWaits) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h *retryWaits) Handle(_ context.Context, r slog.Record) error {
-	if r.Message != "profilesvc: retrying request" {
-		return nil
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		switch {
-		case a.Key == "wait" && a.Value.Kind() == slog.KindDuration:
-			h.waits = append(h.waits, a.Value.Duration())
-		case a.Key == "timeout":
-			// The transport's values reach the log as text.
-			d, err := time.ParseDuration(a.Value.String())
-			if err != nil {
-				d = -1
-			}
-			h.started = append(h.started, d)
-		}
-		return true
-	})
-	return nil
-}
-
-func (h *retryWaits) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *retryWaits) WithGroup(string) slog.Handler      { return h }
-
-func (h *retryWaits) get() []time.Duration {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return slices.Clone(h.waits)
-}
-
-func (h *retryWaits) getStarted() []time.Duration {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return slices.Clone(h.started)
-}
-
 func TestRetry_RetryAfterHonoured(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -580,18 +530,18 @@ func TestRetry_RetryAfterHonoured(t *testing.T) {
 			}, answerOK))
 			// The maximum wait is above the asked-for wait, so it is honoured
 			// rather than the 1ms backoff.
-			waits := &retryWaits{}
+			waits := &testutil.RetryWaits{}
 			c := srv.client(t, WithRetryWait(time.Millisecond, 5*time.Second), WithLogger(slog.New(waits)))
 			_, err := c.CreateProfile(context.Background(), "wf_1", CreateProfileParams{Name: "Jane"})
 			require.NoError(t, err)
 			assert.Len(t, srv.requests(), 2)
 			// The wait chosen is the one asked for, not the maximum, and it
 			// is the wait the transport started before the retry.
-			got := waits.get()
+			got := waits.Waits()
 			require.Len(t, got, 1, "the retries logged")
 			assert.GreaterOrEqual(t, got[0], tt.minWait, "the wait before the retry")
 			assert.LessOrEqual(t, got[0], tt.maxWait, "the wait before the retry")
-			assert.Equal(t, got, waits.getStarted(), "the waits the transport started, want the ones chosen")
+			assert.Equal(t, got, waits.Started(), "the waits the transport started, want the ones chosen")
 		})
 	}
 }
@@ -619,12 +569,12 @@ func TestRetry_RetryAfterBeyondMaxWaitReturnsAtOnce(t *testing.T) {
 				// A hang guard only: nothing is waited for.
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
-				waits := &retryWaits{}
+				waits := &testutil.RetryWaits{}
 				err := call.call(ctx, srv.client(t, WithRetryWait(time.Millisecond, time.Second), WithLogger(slog.New(waits))))
 				require.Error(t, err)
 				// Not waited for: no wait chosen, none started.
-				assert.Empty(t, waits.get(), "the waits chosen")
-				assert.Empty(t, waits.getStarted(), "the waits started")
+				assert.Empty(t, waits.Waits(), "the waits chosen")
+				assert.Empty(t, waits.Started(), "the waits started")
 				assert.NotErrorIs(t, err, context.DeadlineExceeded, "the service's error, not a deadline")
 				assert.Len(t, srv.requests(), 1)
 				assert.ErrorIs(t, err, tt.sentinel)
@@ -676,11 +626,11 @@ func TestRetry_WaitPastDeadlineNotStarted(t *testing.T) {
 			srv := newTestServer(t, tt.handler)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			waits := &retryWaits{}
+			waits := &testutil.RetryWaits{}
 			err := tt.call.call(ctx, srv.client(t, append(tt.opts, WithLogger(slog.New(waits)))...))
 			require.Error(t, err)
 			assert.NoError(t, ctx.Err(), "returned before the deadline, without waiting for it")
-			assert.Empty(t, waits.getStarted(), "the waits started")
+			assert.Empty(t, waits.Started(), "the waits started")
 			assert.Len(t, srv.requests(), 1)
 			assert.ErrorIs(t, err, context.DeadlineExceeded)
 			var apiErr *APIError

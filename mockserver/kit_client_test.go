@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,43 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/testutil"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
-
-// retryWaits is a slog handler that keeps the waits of the SDK's
-// "retrying request" warnings and calls onRetry, if set, at each.
-type retryWaits struct {
-	mu      sync.Mutex
-	waits   []time.Duration
-	onRetry func()
-}
-
-func (h *retryWaits) Enabled(context.Context, slog.Level) bool { return true }
-func (h *retryWaits) WithAttrs([]slog.Attr) slog.Handler       { return h }
-func (h *retryWaits) WithGroup(string) slog.Handler            { return h }
-func (h *retryWaits) Handle(_ context.Context, r slog.Record) error {
-	if !strings.Contains(r.Message, "retrying request") {
-		return nil
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == "wait" {
-			h.mu.Lock()
-			h.waits = append(h.waits, a.Value.Duration())
-			h.mu.Unlock()
-		}
-		return true
-	})
-	if h.onRetry != nil {
-		h.onRetry()
-	}
-	return nil
-}
-
-func (h *retryWaits) all() []time.Duration {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]time.Duration(nil), h.waits...)
-}
 
 // TestKitNewTestClientRetriesQuickly injects two 503s on an upload: the
 // client of a NewTest server retries after waits of a few milliseconds
@@ -63,11 +27,11 @@ func TestKitNewTestClientRetriesQuickly(t *testing.T) {
 	_, err := srv.InjectFault(mockserver.Fault{Method: "POST", Path: "/v1/folders/*/items", Status: 503, Times: 2})
 	require.NoError(t, err)
 
-	h := &retryWaits{}
+	h := &testutil.RetryWaits{}
 	client := srv.Client(profilesvc.WithLogger(slog.New(h)))
 	_, err = client.UploadFile(t.Context(), fid, bytes.NewReader([]byte("PASSPORT\nFull Name: Jane Doe\n")), profilesvc.UploadParams{Filename: "passport.txt"})
 	require.NoError(t, err, "the upload after two 503s")
-	waits := h.all()
+	waits := h.Waits()
 	require.Len(t, waits, 2, "retries logged")
 	for i, w := range waits {
 		limit := mockserver.TestRetryWait << i
@@ -80,11 +44,11 @@ func TestKitNewTestClientRetriesQuickly(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		// The test cancels at the retry's warning, so that it never waits.
-		h := &retryWaits{onRetry: cancel}
+		h := &testutil.RetryWaits{OnRetry: cancel}
 		client := srv.Client(profilesvc.WithLogger(slog.New(h)), profilesvc.WithRetryWait(time.Hour, 2*time.Hour))
 		_, err = client.GetProfile(ctx, p.ID)
 		require.ErrorIs(t, err, context.Canceled)
-		waits := h.all()
+		waits := h.Waits()
 		require.Len(t, waits, 1, "retries logged")
 		assert.GreaterOrEqual(t, waits[0], 30*time.Minute, "the wait of a client given WithRetryWait(1h, 2h)")
 	})

@@ -5,8 +5,11 @@ package testutil
 import (
 	"bytes"
 	"context"
+	"log/slog"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // LockedBuffer is a bytes.Buffer that goroutines may write to while a test
@@ -76,4 +79,70 @@ func (b *LockedBuffer) WaitFor(ctx context.Context, s string) (string, error) {
 			return b.String(), ctx.Err()
 		}
 	}
+}
+
+// RetryWaits is a slog.Handler for an SDK client's logger that keeps, for
+// each retry the client logs, the wait it chose (the SDK's "retrying
+// request" line, with "wait") and the wait its transport then started
+// (go-retryablehttp's line, with "timeout"): what a test checks instead of
+// timing the call. OnRetry, if set, is called at each retry the SDK logs,
+// after its wait is kept. The zero value is ready to use.
+type RetryWaits struct {
+	OnRetry func()
+
+	mu      sync.Mutex
+	waits   []time.Duration // chosen
+	started []time.Duration // handed to the transport's timer
+}
+
+// Enabled reports that every record is wanted.
+func (h *RetryWaits) Enabled(context.Context, slog.Level) bool { return true }
+
+// Handle keeps the waits of a retry's lines.
+func (h *RetryWaits) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "profilesvc: retrying request" {
+		return nil
+	}
+	sdkLine := false
+	r.Attrs(func(a slog.Attr) bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		switch {
+		case a.Key == "wait" && a.Value.Kind() == slog.KindDuration:
+			h.waits = append(h.waits, a.Value.Duration())
+			sdkLine = true
+		case a.Key == "timeout":
+			// The transport's values reach the log as text.
+			d, err := time.ParseDuration(a.Value.String())
+			if err != nil {
+				d = -1
+			}
+			h.started = append(h.started, d)
+		}
+		return true
+	})
+	if sdkLine && h.OnRetry != nil {
+		h.OnRetry()
+	}
+	return nil
+}
+
+// WithAttrs returns h: the handler keeps no attributes.
+func (h *RetryWaits) WithAttrs([]slog.Attr) slog.Handler { return h }
+
+// WithGroup returns h: the handler keeps no groups.
+func (h *RetryWaits) WithGroup(string) slog.Handler { return h }
+
+// Waits returns the waits the SDK chose, in order.
+func (h *RetryWaits) Waits() []time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.waits)
+}
+
+// Started returns the waits the transport started, in order.
+func (h *RetryWaits) Started() []time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.started)
 }
