@@ -49,10 +49,15 @@ type exchange struct {
 	// (WithCORS). Such an answer is the mock's own, not the service's:
 	// WithOpenAPICheck does not hold it to the service's document.
 	faulted, preflight bool
-	// match is the router's match of the request; vars, its path
-	// variables, still escaped.
-	match mux.RouteMatch
-	vars  map[string]string
+	// match is the router's match of the request. path is its escaped
+	// path, taken once (pathTaken) for every route the router tries;
+	// varNames are its route's path variables, and varValues their
+	// values, still escaped.
+	match     mux.RouteMatch
+	path      string
+	pathTaken bool
+	varNames  []string
+	varValues [maxPathVars]string
 
 	status    int  // the answer's status, once set
 	committed bool // the record has been told of the status
@@ -149,7 +154,13 @@ var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 // has been served: nothing keeps the exchange, its request, its context
 // or its path variables any longer.
 func (x *exchange) release() {
+	// The router's variables map stays with the exchange, emptied: the
+	// router fills it only for routes matched by a regular expression,
+	// of which the table has none, and would allocate one per request.
+	vars := x.match.Vars
+	clear(vars)
 	*x = exchange{}
+	x.match.Vars = vars
 	exchanges.Put(x)
 }
 

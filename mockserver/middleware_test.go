@@ -344,7 +344,14 @@ func TestDispatch(t *testing.T) {
 			} else {
 				assert.Equal(t, tt.wantStatus, rec.Code, "status of the answer: %s", rec.Body)
 			}
-			if diff := cmp.Diff(tt.wantVars, x.vars); diff != "" {
+			var vars map[string]string
+			for i, name := range x.varNames {
+				if vars == nil {
+					vars = map[string]string{}
+				}
+				vars[name] = x.varValues[i]
+			}
+			if diff := cmp.Diff(tt.wantVars, vars); diff != "" {
 				t.Errorf("the exchange's path variables (-want +got):\n%s", diff)
 			}
 		})

@@ -100,8 +100,14 @@ func namedRoute(name string) apiroutes.Route {
 // queryOf returns the request's query parameters, which the request's
 // route has checked before its handler runs (checkQuery): the query is
 // well formed, holds none but the route's parameters (apiroutes), and
-// each at most once.
-func queryOf(r *http.Request) url.Values { return r.URL.Query() }
+// each at most once. A request without a query has none, without the
+// allocation of an empty map; the handlers only read the values.
+func queryOf(r *http.Request) url.Values {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	return r.URL.Query()
+}
 
 // route is one entry of the route table: a GET route answers HEAD too, as
 // HTTP requires, without a body.
@@ -110,7 +116,9 @@ type route struct {
 	// method, the path and the query.
 	name         string
 	method, path string
-	handler      tenantHandler
+	// template is path, read when the router is built.
+	template pathTemplate
+	handler  tenantHandler
 	// query names the route's query parameters: any other, a malformed
 	// query or a parameter given twice is refused before the handler runs.
 	query []string
@@ -126,6 +134,8 @@ type route struct {
 // holds up the others.
 func (rt *route) serve(w http.ResponseWriter, r *http.Request) {
 	x := exchangeOf(r)
+	rt.template.match(x.path, &x.varValues)
+	x.varNames = rt.template.vars
 	if e := checkQuery(r, rt.query); e != nil {
 		writeError(w, e)
 		return
@@ -155,12 +165,12 @@ var chain = sync.OnceValue(func() http.Handler {
 // path with another method 405 METHOD_NOT_ALLOWED.
 func dispatch(w http.ResponseWriter, r *http.Request) {
 	x := exchangeOf(r)
+	x.path, x.pathTaken = r.URL.EscapedPath(), true
 	m := &x.match
 	if !router().Match(r, m) || m.MatchErr != nil {
 		noRoute(w, r, errors.Is(m.MatchErr, mux.ErrMethodMismatch))
 		return
 	}
-	x.vars = m.Vars
 	m.Handler.ServeHTTP(w, r)
 }
 
@@ -176,19 +186,27 @@ func noRoute(w http.ResponseWriter, r *http.Request, knownPath bool) {
 
 // router is the gorilla/mux router of the route table, built on first use
 // and shared by every server of the process: it holds no server's state.
-// It matches IDs as opaque, still-escaped segments, so that an encoded
-// slash stays inside its segment; requests are matched, never cleaned or
-// redirected. A GET route answers HEAD too.
+// Each route matches its path with its pathTemplate, which takes IDs as
+// opaque, still-escaped segments, so that an encoded slash stays inside
+// its segment; requests are matched, never cleaned or redirected. A GET
+// route answers HEAD too.
 var router = sync.OnceValue(func() *mux.Router {
 	r := mux.NewRouter()
 	r.UseEncodedPath()
 	r.SkipClean(true)
-	for _, rt := range routes() {
+	table := routes()
+	for i := range table {
+		rt := &table[i]
+		t, err := parsePathTemplate(rt.path)
+		if err != nil {
+			panic("mockserver: route " + rt.name + ": " + err.Error())
+		}
+		rt.template = t
 		methods := []string{rt.method}
 		if rt.method == http.MethodGet {
 			methods = append(methods, http.MethodHead)
 		}
-		r.Handle(rt.path, http.HandlerFunc(rt.serve)).Methods(methods...)
+		r.NewRoute().MatcherFunc(rt.template.matcher()).Methods(methods...).Handler(http.HandlerFunc(rt.serve))
 	}
 	return r
 })
@@ -251,7 +269,14 @@ func redactHeader(h http.Header) http.Header {
 // pathVar returns a path parameter, unescaped; the router matches on the
 // escaped path, so an escaped slash arrives here as part of the ID.
 func pathVar(r *http.Request, name string) string {
-	v := exchangeOf(r).vars[name]
+	x := exchangeOf(r)
+	var v string
+	for i, n := range x.varNames {
+		if n == name {
+			v = x.varValues[i]
+			break
+		}
+	}
 	if !strings.Contains(v, "%") {
 		return v // nothing to unescape, as is most often the case
 	}
