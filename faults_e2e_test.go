@@ -30,9 +30,12 @@ import (
 // first that matches and wins its draw applies), with the probabilities
 // that give the shares the issue names:
 //
-//   - 20% of all requests get 503: 2% with Retry-After: 1 (waited for
-//     exactly, which is slow, so kept few) and, of the other 98%, 18.37%
-//     without it (backoff from 1ms);
+//   - 20% of all requests get 503: the first four of those drawn at 2%
+//     with Retry-After: 1 (each waited for exactly, a second of wall
+//     time, so kept to four: drawn early in the run, they fall while the
+//     other workflows keep the CPUs busy, rather than at its end, where
+//     each would stretch the run by a second), the others without it
+//     (backoff from 1ms);
 //   - 10% of all GETs have their connection dropped: 12.5% of the 80% that
 //     got no 503;
 //   - about 5% of all requests are slow: three delays of 50, 120 and 200
@@ -43,8 +46,8 @@ import (
 // does not retry it, and the workflow would fail by design.
 func faultMix() []mockserver.Fault {
 	return []mockserver.Fault{
-		{Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Probability: 0.02, Message: "maintenance, come back in a second"},
-		{Status: http.StatusServiceUnavailable, Probability: 0.18 / 0.98, Message: "overloaded"},
+		{Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Probability: 0.02, Times: 4, Message: "maintenance, come back in a second"},
+		{Status: http.StatusServiceUnavailable, Probability: 0.2, Message: "overloaded"},
 		{Method: "GET", Drop: true, Probability: 0.125},
 		{Delay: 50 * time.Millisecond, Probability: 0.023},
 		{Delay: 120 * time.Millisecond, Probability: 0.023},
@@ -160,6 +163,11 @@ func TestRelFaultsFiftyWorkflows(t *testing.T) {
 		}
 	}
 	assert.Empty(t, srv.Profiles(), "profiles left after every workflow deleted its own")
+	// The four answers with Retry-After were all given, and waited for:
+	// the fault that gives them is gone once it has given its last.
+	for _, f := range srv.Faults() {
+		assert.Zero(t, f.RetryAfter, "a fault with Retry-After is left, not all its answers given: %+v", f)
+	}
 	// The faults did happen, in about the shares asked for.
 	total := len(reqs)
 	gets := 0

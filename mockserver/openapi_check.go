@@ -3,15 +3,10 @@ package mockserver
 import (
 	"fmt"
 	"net/http"
-	"sync"
 
 	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
 )
 
-// openapiValidator is the validator of api/openapi.yaml, loaded once per
-// process on first use and read-only after: every checked server shares
-// it.
-var openapiValidator = sync.OnceValues(openapicheck.New)
 
 // serveChecked serves the exchange x through the chain, holding it to the
 // service's document.
@@ -20,7 +15,7 @@ func (s *Server) serveChecked(x *exchange, w http.ResponseWriter, r *http.Reques
 		x.ResponseWriter = w
 		chain().ServeHTTP(x, r)
 	})
-	v, err := openapiValidator()
+	v, err := openapicheck.New() // one per process, shared
 	if err != nil {
 		// The embedded document is tested to load: this is a broken build.
 		s.cfg.openapiReport(fmt.Errorf("mockserver: the OpenAPI check cannot run: %w", err))

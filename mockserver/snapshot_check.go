@@ -351,7 +351,7 @@ func checkAnalysisState(rec string, a *profilesvc.Analysis) *snapshotProblem {
 // checkAnalysisSchema holds an analysis's JSON to the Analysis schema of
 // api/openapi.yaml, naming its first field at fault.
 func checkAnalysisSchema(rec string, raw json.RawMessage) *snapshotProblem {
-	v, err := openapiValidator()
+	v, err := openapicheck.New()
 	if err != nil {
 		return &snapshotProblem{record: rec, field: "analysis", problem: fmt.Sprintf("cannot be checked: %v", err)}
 	}

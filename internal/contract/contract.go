@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
@@ -240,7 +239,7 @@ func newSuite(ctx context.Context, cfg Config, emit func(Result), report *Report
 		return nil, fmt.Errorf("%w: %v", ErrCannotRun, err)
 	}
 	report.Target = base
-	doc, err := serviceDocument()
+	doc, err := openapicheck.New() // one per process, shared by every run
 	if err != nil {
 		return nil, err
 	}
@@ -253,11 +252,6 @@ func newSuite(ctx context.Context, cfg Config, emit func(Result), report *Report
 	}, nil
 }
 
-// serviceDocument is the validator of api/openapi.yaml, loaded once per
-// process on first use and read-only after (a Validator is safe for
-// concurrent use): every run shares it rather than loading and validating
-// the document again.
-var serviceDocument = sync.OnceValues(openapicheck.New)
 
 // runAndCleanUp runs the checks, then deletes what they made, whatever
 // happened: an interruption, a panic.

@@ -48,6 +48,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -85,10 +86,15 @@ type route struct {
 	item     *openapi3.PathItem
 }
 
-// New returns a Validator of the service's document, api/openapi.yaml.
-func New() (*Validator, error) {
+// New returns the Validator of the service's document, api/openapi.yaml.
+// It is loaded and validated once per process, on the first call, and
+// shared by every caller after: a Validator is read-only, and loading one
+// costs a noticeable fraction of a second (more under the race detector).
+func New() (*Validator, error) { return serviceValidator() }
+
+var serviceValidator = sync.OnceValues(func() (*Validator, error) {
 	return load(api.OpenAPI(), api.OpenAPIFile)
-}
+})
 
 // NewMockControl returns a Validator of the mock's control API's
 // document, api/mock-control.yaml, whose references to openapi.yaml are
