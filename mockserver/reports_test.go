@@ -38,21 +38,17 @@ var updateFixtures = flag.Bool("update", false, "rewrite internal/report/testdat
 // report renders from the analysis, its profile's name and its workflow,
 // in the variant's language, with or without raw data.
 func TestPDFReportVariants(t *testing.T) {
-	t.Parallel()
-	var queries []string
-	for _, locale := range []string{"en", "ko"} {
-		for _, raw := range []bool{false, true} {
-			queries = append(queries, fmt.Sprintf("locale=%s&includeRawData=%v", locale, raw))
-		}
-	}
-	wantRendered(t, sharedReportFixture(t), queries)
+	// Not parallel, as none of the tests that render several reports:
+	// each renders its reports in parallel instead, on both CPUs, before
+	// the parallel tests begin (see eachVariant).
+	wantRendered(t, sharedReportFixture(t), allVariantQueries())
 }
 
 // TestPDFReportFontLacksCharacters is TestPDFReportVariants for a profile
 // whose name has characters the report's font lacks, and control
 // characters, in both languages with raw data.
 func TestPDFReportFontLacksCharacters(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see TestPDFReportVariants.
 	f := newReportFixture(t, "Zoë Müller-Núñez 김민수 😀 𠀀 م\x00\x07 end")
 	wantRendered(t, f, []string{"locale=en&includeRawData=true", "locale=ko&includeRawData=true"})
 }
@@ -62,20 +58,49 @@ func TestPDFReportFontLacksCharacters(t *testing.T) {
 // and that no two variants give the same bytes.
 func wantRendered(t *testing.T, f *reportFixture, queries []string) {
 	t.Helper()
+	served := eachVariant(t, queries, func(t *testing.T, q string) []byte {
+		got := wantPDF(t, f.srv, f.id, q)
+		query, err := url.ParseQuery(q)
+		require.NoError(t, err)
+		want, err := report.Render(reportDataOf(t, f, query.Get("locale"), query.Get("includeRawData") == "true"))
+		require.NoError(t, err, "report.Render")
+		require.True(t, bytes.Equal(got, want), "the served report differs from report.Render's: %d and %d bytes, first difference at byte %d",
+			len(got), len(want), firstDiff(got, want))
+		return got
+	})
+	wantDistinct(t, queries, served)
+}
+
+// eachVariant runs check for each query of a report, in parallel
+// subtests (rendering is the slow part of the report tests, and each
+// render uses one CPU), and returns what each returned, in the order of
+// queries; nil for one that failed.
+func eachVariant(t *testing.T, queries []string, check func(t *testing.T, query string) []byte) [][]byte {
+	t.Helper()
+	out := make([][]byte, len(queries))
+	t.Run("variants", func(t *testing.T) {
+		for i, q := range queries {
+			t.Run(q, func(t *testing.T) {
+				t.Parallel()
+				out[i] = check(t, q)
+			})
+		}
+	})
+	return out
+}
+
+// wantDistinct checks that no two variants of a report gave the same
+// bytes.
+func wantDistinct(t *testing.T, queries []string, pdfs [][]byte) {
+	t.Helper()
 	seen := map[string]string{}
-	for _, q := range queries {
-		t.Run(q, func(t *testing.T) {
-			got := wantPDF(t, f.srv, f.id, q)
-			query, err := url.ParseQuery(q)
-			require.NoError(t, err)
-			want, err := report.Render(reportDataOf(t, f, query.Get("locale"), query.Get("includeRawData") == "true"))
-			require.NoError(t, err, "report.Render")
-			require.True(t, bytes.Equal(got, want), "the served report differs from report.Render's: %d and %d bytes, first difference at byte %d",
-				len(got), len(want), firstDiff(got, want))
-			other, ok := seen[string(got)]
-			assert.False(t, ok, "variant %s gives the same bytes as %s", q, other)
-			seen[string(got)] = q
-		})
+	for i, p := range pdfs {
+		if p == nil {
+			continue
+		}
+		other, ok := seen[string(p)]
+		assert.False(t, ok, "variant %s gives the same bytes as %s", queries[i], other)
+		seen[string(p)] = queries[i]
 	}
 }
 
@@ -134,24 +159,30 @@ func TestReportFixtures(t *testing.T) {
 // the same bytes (package report checks that rendering twice does too).
 // One of the two is the shared fixture's.
 func TestPDFReportByteIdentical(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see TestPDFReportVariants.
 	a := sharedReportFixture(t)
 	b := newReportFixture(t, fixtureProfileName)
 	require.True(t, a.id == b.id && a.profile.ID == b.profile.ID, "the two servers' IDs differ (%s/%s, %s/%s): WithIDSeed is not deterministic", a.id, b.id, a.profile.ID, b.profile.ID)
-	seen := map[string]string{}
-	for _, loc := range []string{"en", "ko"} {
+	queries := allVariantQueries()
+	served := eachVariant(t, queries, func(t *testing.T, q string) []byte {
+		pa := wantPDF(t, a.srv, a.id, q)
+		pb := wantPDF(t, b.srv, b.id, q)
+		require.True(t, bytes.Equal(pa, pb), "the two servers' reports differ: %d and %d bytes, first difference at byte %d", len(pa), len(pb), firstDiff(pa, pb))
+		return pa
+	})
+	wantDistinct(t, queries, served)
+}
+
+// allVariantQueries returns the queries of the four variants of a
+// report.
+func allVariantQueries() []string {
+	var queries []string
+	for _, locale := range []string{"en", "ko"} {
 		for _, raw := range []bool{false, true} {
-			q := fmt.Sprintf("locale=%s&includeRawData=%v", loc, raw)
-			t.Run(q, func(t *testing.T) {
-				pa := wantPDF(t, a.srv, a.id, q)
-				pb := wantPDF(t, b.srv, b.id, q)
-				require.True(t, bytes.Equal(pa, pb), "the two servers' reports differ: %d and %d bytes, first difference at byte %d", len(pa), len(pb), firstDiff(pa, pb))
-				other, ok := seen[string(pa)]
-				assert.False(t, ok, "variant %s gives the same bytes as %s", q, other)
-				seen[string(pa)] = q
-			})
+			queries = append(queries, fmt.Sprintf("locale=%s&includeRawData=%v", locale, raw))
 		}
 	}
+	return queries
 }
 
 // TestPDFReportCache checks that a variant is rendered once and served
@@ -289,7 +320,7 @@ func TestPDFReportOfAnotherAnalyzer(t *testing.T) {
 // bytes as the server it was taken from (the shared fixture's), in both
 // languages.
 func TestPDFReportAfterRestore(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see TestPDFReportVariants.
 	f := sharedReportFixture(t)
 	snap, err := f.srv.Snapshot()
 	require.NoError(t, err, "Snapshot")
@@ -299,10 +330,11 @@ func TestPDFReportAfterRestore(t *testing.T) {
 	require.NoError(t, json.Unmarshal(encoded, &decoded), "decoding the snapshot")
 	other := NewTest(t, WithManualAnalyses(), WithClock(f.clock))
 	require.NoError(t, other.Restore(&decoded), "Restore")
-	for _, q := range []string{"locale=en&includeRawData=true", "locale=ko", "locale=ko&includeRawData=true"} {
+	eachVariant(t, []string{"locale=en&includeRawData=true", "locale=ko", "locale=ko&includeRawData=true"}, func(t *testing.T, q string) []byte {
 		want := wantPDF(t, f.srv, f.id, q)
 		got := wantPDF(t, other, f.id, q)
 		assert.True(t, bytes.Equal(got, want), "?%s: the restored server's report differs: %d and %d bytes, first difference at byte %d",
 			q, len(got), len(want), firstDiff(got, want))
-	}
+		return got
+	})
 }

@@ -26,6 +26,12 @@ import (
 // default is 3 s).
 const analysisDuration = time.Second
 
+// wholeRuns: the tests that run the command whole, through every check
+// of the suite, run one after the other, not in parallel. Each keeps both
+// CPUs of a small machine busy for a second or two under the race
+// detector; side by side, each would last as long as all of them, for no
+// gain in the package's time. The others, which stop early, are parallel.
+
 // runCmd runs the command with args and the environment given.
 func runCmd(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
@@ -42,7 +48,7 @@ var (
 // TestEmbeddedMock runs the command as on a fresh clone: no address, the
 // embedded mock.
 func TestEmbeddedMock(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see wholeRuns.
 	code, out, errOut := runCmd(t, nil, "-short")
 	require.Equal(t, exitOK, code, "%s\n%s", out, errOut)
 	require.Contains(t, errOut, "(the embedded mock), workflow wf_default")
@@ -66,7 +72,7 @@ func TestEmbeddedMock(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see wholeRuns.
 	code, out, errOut := runCmd(t, nil, "-short", "-json")
 	require.Equal(t, exitOK, code, errOut)
 	var r contract.Report
@@ -81,7 +87,7 @@ func TestJSON(t *testing.T) {
 // with a FAIL line saying what was expected and what came, and the
 // summary counting it.
 func TestFailure(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see wholeRuns.
 	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(analysisDuration))
 	_, err := srv.InjectFault(mockserver.Fault{Method: "DELETE", Path: "/v1/folders/*", Status: 500, Times: 1})
 	require.NoError(t, err)
@@ -176,7 +182,7 @@ func TestInterruptedCleanupFailed(t *testing.T) {
 }
 
 func TestFlagsWinOverTheEnvironment(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see wholeRuns.
 	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(analysisDuration))
 	env := map[string]string{envBaseURL: "http://127.0.0.1:1", envAPIKey: "wrong", envWorkflowID: "wf_nope"}
 	code, out, errOut := runCmd(t, env, "-short", "-base-url", srv.URL, "-api-key", srv.APIKey, "-workflow", "wf_default")
@@ -188,7 +194,7 @@ func TestFlagsWinOverTheEnvironment(t *testing.T) {
 // another port: that server gets no request, neither key nor body, and
 // the command exits 1 with the FAIL line saying why.
 func TestRedirectToAnotherOrigin(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see wholeRuns.
 	srv := mockserver.NewTest(t, mockserver.WithAnalysisDuration(analysisDuration))
 	var got atomic.Int32
 	away := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got.Add(1) }))
