@@ -203,3 +203,9 @@ func handleClearRequests(t *Tenant, w http.ResponseWriter, r *http.Request) *api
 	noContent(w)
 	return nil
 }
+
+// handleNotAProxy answers, on a simulating mock, the routes of a proxy's
+// observations of the service's traffic (Proxy), which it has none of.
+func handleNotAProxy(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	return errorf(http.StatusConflict, CodeNotAProxy, "%s is a proxy's (profilesvc-mock -proxy URL): this mock simulates the service", r.URL.Path)
+}

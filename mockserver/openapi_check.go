@@ -7,7 +7,6 @@ import (
 	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
 )
 
-
 // serveChecked serves the exchange x through the chain, holding it to the
 // service's document.
 func (s *Server) serveChecked(x *exchange, w http.ResponseWriter, r *http.Request) {

@@ -78,6 +78,8 @@ func routes() []route {
 		{name: "removeFault", handler: handleRemoveFault},
 		{name: "listRequests", handler: handleListRequests, streams: true},
 		{name: "clearRequests", handler: handleClearRequests},
+		{name: "listViolations", handler: handleNotAProxy},
+		{name: "getConformance", handler: handleNotAProxy},
 	}
 	for i := range table {
 		r := namedRoute(table[i].name)

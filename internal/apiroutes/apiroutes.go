@@ -147,6 +147,8 @@ func Mock() []Route {
 		{"removeFault", "DELETE", "/_mock/faults/{faultId}", false, nil},
 		{"listRequests", "GET", "/_mock/requests", false, nil},
 		{"clearRequests", "DELETE", "/_mock/requests", false, nil},
+		{"listViolations", "GET", "/_mock/violations", false, nil},
+		{"getConformance", "GET", "/_mock/conformance", false, nil},
 	}
 }
 

@@ -252,7 +252,6 @@ func newSuite(ctx context.Context, cfg Config, emit func(Result), report *Report
 	}, nil
 }
 
-
 // runAndCleanUp runs the checks, then deletes what they made, whatever
 // happened: an interruption, a panic.
 func (s *suite) runAndCleanUp(ctx context.Context) error {
