@@ -74,7 +74,9 @@ func TestAttackExchangePoolNoLeak(t *testing.T) {
 				}
 				b, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				var e struct{ Error struct{ Code, Message string } }
+				var e struct {
+					Error struct{ Code, Message string }
+				}
 				_ = json.Unmarshal(b, &e)
 				if resp.StatusCode != 404 || e.Error.Code != "ANALYSIS_NOT_FOUND" || !strings.Contains(e.Error.Message, `"`+want+`"`) {
 					t.Errorf("GET %s: %d %s, want ANALYSIS_NOT_FOUND naming %q", path, resp.StatusCode, b, want)
