@@ -89,8 +89,20 @@ func (m RequestMatch) fields() int {
 // Matches reports whether r is one of the requests m selects.
 func (m RequestMatch) Matches(r RecordedRequest) bool { return len(m.mismatches(r)) == 0 }
 
+// check reports a Path that is not a pattern (see Fault.Path).
+func (m RequestMatch) check() error {
+	if m.Path == "" {
+		return nil
+	}
+	if err := checkPathPattern(m.Path); err != nil {
+		return fmt.Errorf("mockserver: RequestMatch.Path: the path pattern %q is not valid: %v", clip(m.Path), err)
+	}
+	return nil
+}
+
 // RequestsMatching returns the recorded requests that m selects, oldest
-// first.
+// first; none when m's Path is not a valid pattern, which AwaitRequest
+// and ExpectRequests report.
 func (t *Tenant) RequestsMatching(m RequestMatch) []RecordedRequest {
 	var out []RecordedRequest
 	for _, r := range t.Requests() {
@@ -107,6 +119,9 @@ func (t *Tenant) RequestsMatching(m RequestMatch) []RecordedRequest {
 // background, never for a fixed time. When ctx ends first, the error
 // matches ctx's error.
 func (t *Tenant) AwaitRequest(ctx context.Context, m RequestMatch) (RecordedRequest, error) {
+	if err := m.check(); err != nil {
+		return RecordedRequest{}, err
+	}
 	for {
 		changed := t.record.changes()
 		if got := t.RequestsMatching(m); len(got) > 0 {
@@ -128,6 +143,10 @@ func (t *Tenant) AwaitRequest(ctx context.Context, m RequestMatch) (RecordedRequ
 // it does not select would be one.
 func (t *Tenant) ExpectRequests(tb testing.TB, m RequestMatch, n int) {
 	tb.Helper()
+	if err := m.check(); err != nil {
+		tb.Error(err)
+		return
+	}
 	all := t.Requests()
 	var matched int
 	var near []string

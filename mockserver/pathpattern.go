@@ -47,7 +47,7 @@ func segmentsMatch(ps, rs []string) bool {
 		}
 		n := strings.Count(seg, "/") + 1
 		switch {
-		case ps[0] == "*", ps[0] == raw:
+		case ps[0] == "*", ps[0] == raw, sameUnescaped(ps[0], seg):
 			ps = ps[1:]
 		case len(ps) >= n && strings.Join(ps[:n], "/") == seg:
 			ps = ps[n:]
@@ -61,11 +61,31 @@ func segmentsMatch(ps, rs []string) bool {
 	return len(ps) == 0
 }
 
+// sameUnescaped reports whether a pattern's segment written escaped
+// ("pf%2Fx", "caf%C3%A9") names the path's segment seg, unescaped: the
+// escapes of a path may be written in either case.
+func sameUnescaped(p, seg string) bool {
+	if !strings.Contains(p, "%") {
+		return false
+	}
+	u, err := url.PathUnescape(p)
+	return err == nil && u == seg
+}
+
+// maxGlobSegment bounds the path segments a segment with wildcards is
+// matched against: path.Match's time grows with the product of the two
+// lengths, and no ID of the service or the mock is longer (an ID is at
+// most 128 bytes). A longer segment matches only "*" or itself.
+const maxGlobSegment = 1 << 10
+
+// maxPathPattern bounds a pattern's length, for the same reason.
+const maxPathPattern = 1 << 10
+
 // globMatches matches one segment holding path.Match's wildcards against
 // a path's segment, escaped or unescaped; a pattern without wildcards, or
 // a malformed one, matches nothing here.
 func globMatches(p, raw, seg string) bool {
-	if !strings.ContainsAny(p, "*?[\\") {
+	if !strings.ContainsAny(p, "*?[\\") || len(raw) > maxGlobSegment || len(p) > maxPathPattern {
 		return false
 	}
 	if ok, err := path.Match(p, raw); err == nil && ok {
@@ -76,8 +96,11 @@ func globMatches(p, raw, seg string) bool {
 }
 
 // checkPathPattern reports a pattern whose segments path.Match cannot
-// read, such as "[a-".
+// read, such as "[a-", or one longer than maxPathPattern.
 func checkPathPattern(pattern string) error {
+	if len(pattern) > maxPathPattern {
+		return fmt.Errorf("%d bytes, more than %d", len(pattern), maxPathPattern)
+	}
 	for _, p := range splitPath(pattern) {
 		if _, err := path.Match(p, ""); err != nil {
 			return fmt.Errorf("segment %q: %v", p, err)

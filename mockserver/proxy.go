@@ -152,7 +152,10 @@ func StartProxy(addr, target string, opts ...ProxyOption) (*Proxy, error) {
 		ReadHeaderTimeout: p.cfg.readHeaderTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		TLSNextProto:      map[string]func(*http.Server, *tls.Conn, http.Handler){},
+		// "OPTIONS *" reaches the handler, which answers it as any
+		// request of no route, rather than net/http's bare 200.
+		DisableGeneralOptionsHandler: true,
+		TLSNextProto:                 map[string]func(*http.Server, *tls.Conn, http.Handler){},
 	}
 	if p.cfg.logger != nil {
 		p.httpSrv.ErrorLog = slog.NewLogLogger(p.cfg.logger.Handler(), slog.LevelWarn)

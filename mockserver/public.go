@@ -41,7 +41,9 @@ func publicTable(byName map[string]http.HandlerFunc) map[string]publicRoute {
 // public answers the public routes, and passes every other request on.
 func public(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rt, ok := publicRoutes[r.URL.Path]
+		// By the escaped path, as the router matches: "/_mock%2Fhealth"
+		// is one segment, no route's.
+		rt, ok := publicRoutes[r.URL.EscapedPath()]
 		if !ok {
 			next.ServeHTTP(w, r)
 			return

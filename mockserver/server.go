@@ -144,6 +144,9 @@ func Start(addr string, opts ...Option) (*Server, error) {
 		WriteTimeout:      writeTimeout, // long polls, delays and trickles extend their own
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
+		// "OPTIONS *" reaches the handler, which answers it as any
+		// request of no route, rather than net/http's bare 200.
+		DisableGeneralOptionsHandler: true,
 		// HTTP/1.1 only, as httptest serves by default: a non-nil, empty
 		// map spares every server the setting up of HTTP/2.
 		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestAttackPathPatterns holds path patterns to their rule against
+// TestHostilePathPatterns holds path patterns to their rule against
 // encoded slashes, globs and escapes.
-func TestAttackPathPatterns(t *testing.T) {
+func TestHostilePathPatterns(t *testing.T) {
 	for _, c := range []struct {
 		pattern, path string
 		want          bool
@@ -41,9 +41,9 @@ func TestAttackPathPatterns(t *testing.T) {
 	}
 }
 
-// TestAttackInjectFaultRefusesMalformedPatterns: a clear error naming the
+// TestHostileInjectFaultRefusesMalformedPatterns: a clear error naming the
 // field, never a panic.
-func TestAttackInjectFaultRefusesMalformedPatterns(t *testing.T) {
+func TestHostileInjectFaultRefusesMalformedPatterns(t *testing.T) {
 	srv, err := NewHandler()
 	if err != nil {
 		t.Fatal(err)

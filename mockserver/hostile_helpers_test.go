@@ -10,16 +10,16 @@ import (
 	"testing"
 )
 
-// atkAnswer is an answer read off a raw connection.
-type atkAnswer struct {
+// hostileAnswer is an answer read off a raw connection.
+type hostileAnswer struct {
 	status int
 	header http.Header
 	body   []byte
 }
 
-// atkRaw writes head (a request line and headers, without the final
+// hostileRaw writes head (a request line and headers, without the final
 // blank line) on a new connection to srv and reads one answer.
-func atkRaw(t testing.TB, srv *Server, method string, head string) atkAnswer {
+func hostileRaw(t testing.TB, srv *Server, method string, head string) hostileAnswer {
 	t.Helper()
 	c, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
 	if err != nil {
@@ -38,17 +38,17 @@ func atkRaw(t testing.TB, srv *Server, method string, head string) atkAnswer {
 	if err != nil {
 		t.Fatalf("reading the body of the answer to %q: %v", head, err)
 	}
-	return atkAnswer{resp.StatusCode, resp.Header, b}
+	return hostileAnswer{resp.StatusCode, resp.Header, b}
 }
 
-// atkGet sends "METHOD target HTTP/1.1" with the server's key.
-func atkReq(t testing.TB, srv *Server, method, target string) atkAnswer {
+// hostileGet sends "METHOD target HTTP/1.1" with the server's key.
+func hostileReq(t testing.TB, srv *Server, method, target string) hostileAnswer {
 	t.Helper()
-	return atkRaw(t, srv, method, method+" "+target+" HTTP/1.1\r\nHost: mock\r\nX-Api-Key: "+srv.APIKey)
+	return hostileRaw(t, srv, method, method+" "+target+" HTTP/1.1\r\nHost: mock\r\nX-Api-Key: "+srv.APIKey)
 }
 
-// atkErr decodes the service's error body, or reports why it is not one.
-func atkErr(a atkAnswer) (code string, status int, ok bool) {
+// hostileErr decodes the service's error body, or reports why it is not one.
+func hostileErr(a hostileAnswer) (code string, status int, ok bool) {
 	var e struct {
 		Error *struct {
 			Code    string `json:"code"`

@@ -7,11 +7,11 @@ import (
 	"github.com/profilesvc/profilesvc-go"
 )
 
-// TestAttackRouterHostileTargets sends hostile request targets on raw
+// TestHostileRouterHostileTargets sends hostile request targets on raw
 // connections (net/http's client would clean them) and holds every
 // answer to the service's JSON error body with a sensible code, an
 // X-Request-Id, and no redirect.
-func TestAttackRouterHostileTargets(t *testing.T) {
+func TestHostileRouterHostileTargets(t *testing.T) {
 	srv := New()
 	defer srv.Close()
 	const notFound, anNotFound, notAllowed = profilesvc.CodeNotFound, "ANALYSIS_NOT_FOUND", profilesvc.CodeMethodNotAllowed
@@ -55,7 +55,7 @@ func TestAttackRouterHostileTargets(t *testing.T) {
 		{"GET", "/v1/analyses/" + strings.Repeat("a", 60000), 404, anNotFound, ""},
 	}
 	for _, c := range cases {
-		a := atkReq(t, srv, c.method, c.target)
+		a := hostileReq(t, srv, c.method, c.target)
 		name := c.method + " " + c.target
 		if len(name) > 80 {
 			name = name[:80] + "…"
@@ -70,7 +70,7 @@ func TestAttackRouterHostileTargets(t *testing.T) {
 		if !strings.HasPrefix(a.header.Get("X-Request-Id"), "req_") {
 			t.Errorf("%s: no X-Request-Id", name)
 		}
-		code, status, ok := atkErr(a)
+		code, status, ok := hostileErr(a)
 		if !ok || code != c.code || status != c.status {
 			t.Errorf("%s: body %.200s, want the error body with code %s", name, a.body, c.code)
 		}
@@ -83,7 +83,7 @@ func TestAttackRouterHostileTargets(t *testing.T) {
 		target string
 		status int
 	}{{"/v1/analyses/x", 404}, {"/nope", 404}, {"/v1/analyses/x%2Fy/report", 404}} {
-		a := atkReq(t, srv, "HEAD", c.target)
+		a := hostileReq(t, srv, "HEAD", c.target)
 		if a.status != c.status || len(a.body) != 0 || a.header.Get("X-Request-Id") == "" {
 			t.Errorf("HEAD %s: %d, %d bytes, id %q", c.target, a.status, len(a.body), a.header.Get("X-Request-Id"))
 		}

@@ -13,12 +13,12 @@ import (
 	"time"
 )
 
-// TestAttackExchangePoolNoLeak runs many requests at once, with
+// TestHostileExchangePoolNoLeak runs many requests at once, with
 // different IDs (with encoded slashes) and keys, among held requests
 // abandoned by their clients and clients that disconnect before their
 // answer; every answer must name the ID it was asked for and carry its
 // own request ID. Run it with -race.
-func TestAttackExchangePoolNoLeak(t *testing.T) {
+func TestHostileExchangePoolNoLeak(t *testing.T) {
 	srv := New(WithMultiTenant())
 	defer srv.Close()
 	if _, err := srv.Tenant.InjectFault(Fault{Path: "/v1/analyses/held_*", Delay: 10 * time.Minute}); err != nil {

@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestAttackCheckRefusesHostileAnswers holds the check (fast path and
+// TestHostileCheckRefusesHostileAnswers holds the check (fast path and
 // kin-openapi alike) to reporting answers that disagree with the
 // document: wrong types, extra and missing fields, duplicate keys,
 // trailing data, a missing or malformed required header, on GET and HEAD.
-func TestAttackCheckRefusesHostileAnswers(t *testing.T) {
+func TestHostileCheckRefusesHostileAnswers(t *testing.T) {
 	v, err := SharedService()
 	if err != nil {
 		t.Fatal(err)

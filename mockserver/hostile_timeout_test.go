@@ -10,12 +10,12 @@ import (
 	"time"
 )
 
-// TestAttackReadHeaderTimeout: a client trickling its headers is cut off
+// TestHostileReadHeaderTimeout: a client trickling its headers is cut off
 // by WithReadHeaderTimeout; one that sent its headers at once and then
 // holds its body past that timeout is not. No sleeps: the slow body is
 // sent once the slowloris connection has been closed, an event that
 // comes only after the timeout has run out.
-func TestAttackReadHeaderTimeout(t *testing.T) {
+func TestHostileReadHeaderTimeout(t *testing.T) {
 	if _, err := Start("127.0.0.1:0", WithReadHeaderTimeout(0)); err == nil {
 		t.Error("Start accepted a read header timeout of 0")
 	}
