@@ -7,6 +7,13 @@
 //
 //	profilesvc-mock [-addr 127.0.0.1:8080] [-api-key KEY] [-analysis-duration 3s]
 //	                [-seed FILE] [-id-seed N] [-multi-tenant] [-log-requests]
+//	profilesvc-mock -proxy URL [-proxy-ca FILE] [-proxy-timeout 330s] [-addr ...] [-api-key KEY]
+//
+// With -proxy it simulates nothing: it forwards the service's routes to
+// the real service at URL, checks every exchange against the service's
+// OpenAPI document, and serves what it saw at GET /_mock/violations and
+// GET /_mock/conformance; at shutdown it prints the conformance table to
+// standard error.
 //
 // Once it accepts connections it prints its address and API key. Every
 // answer carries a request ID in its X-Request-Id header; -log-requests
@@ -55,6 +62,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.version {
 		fmt.Fprintf(stdout, "profilesvc-mock %s\n", profilesvc.Version)
 		return nil
+	}
+	if f.proxy != "" {
+		return runProxy(ctx, f, stdout, stderr)
+	}
+	if err := f.proxyFlagsAlone(); err != nil {
+		return err
 	}
 	opts, err := f.options(stderr)
 	if err != nil {
@@ -106,6 +119,11 @@ type flags struct {
 	recordBytes                                int64
 	maxTenants, recordSize                     int
 	multi, logRequests, version, tlsSelfSigned bool
+	// Proxy mode (proxy.go).
+	proxy, proxyCA string
+	proxyTimeout   time.Duration
+	// set names the flags given on the command line.
+	set map[string]bool
 }
 
 // parseFlags reads the command line; usage and errors go to stderr.
@@ -137,9 +155,14 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of -tls-cert")
 	fs.BoolVar(&f.tlsSelfSigned, "tls-self-signed", false, "serve HTTPS with a certificate made at start, for 127.0.0.1, ::1 and localhost")
 	fs.StringVar(&f.tlsCAOut, "tls-ca-out", "", "with -tls-self-signed, write the certificate to this file, for clients to trust (curl --cacert)")
+	fs.StringVar(&f.proxy, "proxy", "", "proxy mode: forward the service's routes to the real service at this base URL, checking each exchange against api/openapi.yaml")
+	fs.StringVar(&f.proxyCA, "proxy-ca", "", "with -proxy, a PEM file of certificate authorities the service's certificate may be signed by, beside the system's")
+	fs.DurationVar(&f.proxyTimeout, "proxy-timeout", mockserver.DefaultProxyTimeout, "with -proxy, how long to wait for the service to begin an answer before answering 504 UPSTREAM_TIMEOUT")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}

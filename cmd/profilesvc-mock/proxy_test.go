@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/profilesvc/profilesvc-go/mockserver"
+)
+
+func TestRunProxy(t *testing.T) {
+	t.Parallel()
+	upstream := mockserver.NewTest(t)
+	m := mStart(t, "-addr", "127.0.0.1:0", "-proxy", upstream.URL, "-api-key", "proxy-key")
+	assert.Equal(t, "proxy-key", m.Key)
+	assert.Contains(t, m.stdout.String(), "proxy to "+upstream.URL)
+
+	status, body := mRequest(t, "POST", m.URL+"/v1/workflows/wf_default/profiles", upstream.APIKey, `{"name":"Through the binary"}`)
+	require.Equal(t, http.StatusCreated, status, "%s", body)
+	require.Len(t, upstream.Profiles(), 1, "the profile was made by the service")
+
+	status, body = mRequest(t, "GET", m.URL+"/_mock/conformance", "proxy-key", "")
+	require.Equal(t, http.StatusOK, status, "%s", body)
+	var conf mockserver.Conformance
+	require.NoError(t, json.Unmarshal(body, &conf))
+	assert.Equal(t, 1, conf.Calls)
+	status, _ = mRequest(t, "POST", m.URL+"/_mock/reset", "proxy-key", "")
+	assert.Equal(t, http.StatusConflict, status, "a reset in proxy mode")
+
+	require.NoError(t, m.stop(t))
+	table := m.stderr.String()
+	assert.Contains(t, table, "Conformance of "+upstream.URL)
+	assert.Contains(t, table, "createProfile")
+	assert.Contains(t, table, "201×1")
+	assert.NotContains(t, table+m.stdout.String(), upstream.APIKey, "the service's key is printed")
+}
+
+func TestRunProxyTrustsItsCA(t *testing.T) {
+	t.Parallel()
+	upstream := mockserver.NewTest(t, mockserver.WithTLS())
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(ca, mockserver.CertificatePEM(upstream.Certificate()), 0o600))
+	m := mStart(t, "-addr", "127.0.0.1:0", "-proxy", upstream.URL, "-proxy-ca", ca)
+	status, body := mRequest(t, "GET", m.URL+"/v1/profiles/pf_none", upstream.APIKey, "")
+	assert.Equal(t, http.StatusNotFound, status, "the service answered through TLS: %s", body)
+	assert.Contains(t, string(body), "PROFILE_NOT_FOUND")
+}
+
+func TestRunProxyFlagErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "not.pem")
+	require.NoError(t, os.WriteFile(notPEM, []byte("no certificate here"), 0o600))
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a simulation flag", []string{"-proxy", "http://127.0.0.1:1", "-seed", "seed.json"}, "-seed"},
+		{"two simulation flags", []string{"-proxy", "http://127.0.0.1:1", "-multi-tenant", "-analysis-duration", "1s"}, "-analysis-duration, -multi-tenant"},
+		{"-proxy-ca without -proxy", []string{"-proxy-ca", notPEM}, "-proxy-ca needs -proxy"},
+		{"-proxy-timeout without -proxy", []string{"-proxy-timeout", "1s"}, "-proxy-timeout needs -proxy"},
+		{"no such CA file", []string{"-proxy", "http://127.0.0.1:1", "-proxy-ca", filepath.Join(dir, "none.pem")}, "-proxy-ca"},
+		{"a CA file without a certificate", []string{"-proxy", "http://127.0.0.1:1", "-proxy-ca", notPEM}, "no PEM certificate"},
+		{"a target that is not a URL", []string{"-proxy", "ftp://example.com"}, "want an http or https URL"},
+		{"a zero timeout", []string{"-proxy", "http://127.0.0.1:1", "-proxy-timeout", "0s"}, "timeout must be positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := mRunError(t, append([]string{"-addr", "127.0.0.1:0"}, tt.args...)...)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
