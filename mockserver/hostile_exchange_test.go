@@ -11,19 +11,22 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestHostileExchangePoolNoLeak runs many requests at once, with
 // different IDs (with encoded slashes) and keys, among held requests
 // abandoned by their clients and clients that disconnect before their
 // answer; every answer must name the ID it was asked for and carry its
-// own request ID. Run it with -race.
+// own request ID, so that no exchange's state leaks into another's. Run
+// it with -race.
 func TestHostileExchangePoolNoLeak(t *testing.T) {
 	srv := New(WithMultiTenant())
 	defer srv.Close()
-	if _, err := srv.Tenant.InjectFault(Fault{Path: "/v1/analyses/held_*", Delay: 10 * time.Minute}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := srv.Tenant.InjectFault(Fault{Path: "/v1/analyses/held_*", Delay: 10 * time.Minute})
+	require.NoError(t, err, "injecting the fault that holds the held_* requests")
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
 	defer hc.CloseIdleConnections()
 	ctx, abandon := context.WithCancel(context.Background())
@@ -68,8 +71,7 @@ func TestHostileExchangePoolNoLeak(t *testing.T) {
 				req.URL.RawPath = path
 				req.Header.Set("X-Api-Key", key)
 				resp, err := hc.Do(req)
-				if err != nil {
-					t.Error(err)
+				if !assert.NoError(t, err, "GET %s, want an answer", path) {
 					return
 				}
 				b, _ := io.ReadAll(resp.Body)
@@ -78,14 +80,12 @@ func TestHostileExchangePoolNoLeak(t *testing.T) {
 					Error struct{ Code, Message string }
 				}
 				_ = json.Unmarshal(b, &e)
-				if resp.StatusCode != 404 || e.Error.Code != "ANALYSIS_NOT_FOUND" || !strings.Contains(e.Error.Message, `"`+want+`"`) {
-					t.Errorf("GET %s: %d %s, want ANALYSIS_NOT_FOUND naming %q", path, resp.StatusCode, b, want)
-				}
+				assert.True(t, resp.StatusCode == 404 && e.Error.Code == "ANALYSIS_NOT_FOUND" && strings.Contains(e.Error.Message, `"`+want+`"`),
+					"GET %s: %d %s, want ANALYSIS_NOT_FOUND naming %q", path, resp.StatusCode, b, want)
 				rid := resp.Header.Get("X-Request-Id")
 				mu.Lock()
-				if prev, dup := ids[rid]; dup || rid == "" {
-					t.Errorf("request ID %q of %s was also %s's", rid, path, prev)
-				}
+				prev, dup := ids[rid]
+				assert.True(t, !dup && rid != "", "request ID %q of %s was also %s's, want a request ID of its own", rid, path, prev)
 				ids[rid] = path
 				mu.Unlock()
 			}
@@ -94,7 +94,5 @@ func TestHostileExchangePoolNoLeak(t *testing.T) {
 	wg.Wait()
 	abandon()
 	held.Wait()
-	if len(ids) != 16*40 {
-		t.Errorf("%d distinct request IDs, want %d", len(ids), 16*40)
-	}
+	assert.Len(t, ids, 16*40, "distinct request IDs, want one per request")
 }

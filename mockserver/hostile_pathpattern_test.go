@@ -3,12 +3,16 @@ package mockserver
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestHostilePathPatterns holds path patterns to their rule against
-// encoded slashes, globs and escapes.
+// encoded slashes, globs and escapes: an encoded slash stays inside its
+// segment, a pattern's segment matches the path's whether written plain
+// or escaped, and matching stays linear in the pattern and the path.
 func TestHostilePathPatterns(t *testing.T) {
-	for _, c := range []struct {
+	tests := []struct {
 		pattern, path string
 		want          bool
 	}{
@@ -23,41 +27,31 @@ func TestHostilePathPatterns(t *testing.T) {
 		{"/v1/analyses/\\*", "/v1/analyses/x", false},
 		{"/v1/analyses/analysis_*", "/v1/analyses/analysis_1/report", false},
 		{"/v1/analyses", "/v1/analyses/", true},
-	} {
-		if got := pathMatches(c.pattern, c.path); got != c.want {
-			t.Errorf("pathMatches(%q, %q) = %v, want %v", c.pattern, c.path, got, c.want)
-		}
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, pathMatches(tt.pattern, tt.path), "pathMatches(%q, %q)", tt.pattern, tt.path)
 	}
 	// Many segments, many stars: linear.
 	long := strings.Repeat("/a", 32<<10)
-	if !pathMatches(strings.Repeat("/*", 32<<10), long) || !pathMatches(strings.Repeat("/a*", 32<<10), long) {
-		t.Error("a pattern of 32Ki stars does not match a path of 32Ki segments")
-	}
-	if pathMatches("/"+strings.Repeat("*a", 4000)+"b", "/"+strings.Repeat("a", 64<<10)) {
-		t.Error("a glob ending in b matched a path of a's")
-	}
-	if pathMatches(strings.Repeat("/a", 16000), strings.Repeat("/a%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2F", 1000)) {
-		t.Error("mismatched slash-laden path matched")
-	}
+	assert.True(t, pathMatches(strings.Repeat("/*", 32<<10), long) && pathMatches(strings.Repeat("/a*", 32<<10), long),
+		"a pattern of 32Ki stars does not match a path of 32Ki segments, want a match")
+	assert.False(t, pathMatches("/"+strings.Repeat("*a", 4000)+"b", "/"+strings.Repeat("a", 64<<10)),
+		"a glob ending in b matched a path of a's, want no match")
+	assert.False(t, pathMatches(strings.Repeat("/a", 16000), strings.Repeat("/a%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2Fa%2F", 1000)),
+		"mismatched slash-laden path matched, want no match")
 }
 
-// TestHostileInjectFaultRefusesMalformedPatterns: a clear error naming the
-// field, never a panic.
+// TestHostileInjectFaultRefusesMalformedPatterns: InjectFault refuses a
+// malformed path pattern with an error naming the field, never a panic,
+// and accepts the odd but well-formed ones.
 func TestHostileInjectFaultRefusesMalformedPatterns(t *testing.T) {
-	srv, err := NewHandler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := newHandlerServer(t)
 	for _, p := range []string{"[", "\\", "[a-", "/v1/analyses/[", "a/[/b", "/v1/" + strings.Repeat("[", 1<<16)} {
 		_, err := srv.Tenant.InjectFault(Fault{Path: p, Status: 503})
-		if err == nil || !strings.Contains(err.Error(), `"path"`) {
-			t.Errorf("InjectFault(Path %.20q) = %v, want an error naming the field \"path\"", p, err)
-		}
+		assert.ErrorContains(t, err, `"path"`, "InjectFault(Path %.20q), want an error naming the field \"path\"", p)
 	}
 	for _, p := range []string{"**", "/v1/analyses/%zz", "/v1/\x00", "/v1/analyses/é", "/v1/analyses/pf%2Fx"} {
-		if _, err := srv.Tenant.InjectFault(Fault{Path: p, Status: 503}); err != nil {
-			t.Errorf("InjectFault(Path %q): %v", p, err)
-		}
+		_, err := srv.Tenant.InjectFault(Fault{Path: p, Status: 503})
+		assert.NoError(t, err, "InjectFault(Path %q), want the pattern accepted", p)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/profilesvc/profilesvc-go"
 )
 
@@ -15,7 +18,7 @@ func TestHostileRouterHostileTargets(t *testing.T) {
 	srv := New()
 	defer srv.Close()
 	const notFound, anNotFound, notAllowed = profilesvc.CodeNotFound, "ANALYSIS_NOT_FOUND", profilesvc.CodeMethodNotAllowed
-	cases := []struct {
+	tests := []struct {
 		method, target string
 		status         int
 		code, msgHas   string
@@ -54,38 +57,31 @@ func TestHostileRouterHostileTargets(t *testing.T) {
 		{"GET", "/" + strings.Repeat("a/", 3000), 404, notFound, ""},
 		{"GET", "/v1/analyses/" + strings.Repeat("a", 60000), 404, anNotFound, ""},
 	}
-	for _, c := range cases {
-		a := hostileReq(t, srv, c.method, c.target)
-		name := c.method + " " + c.target
+	for _, tt := range tests {
+		name := tt.method + " " + tt.target
 		if len(name) > 80 {
 			name = name[:80] + "…"
 		}
-		if a.status != c.status {
-			t.Errorf("%s: status %d, want %d: %.200s", name, a.status, c.status, a.body)
-			continue
-		}
-		if a.header.Get("Location") != "" {
-			t.Errorf("%s: a redirect to %q", name, a.header.Get("Location"))
-		}
-		if !strings.HasPrefix(a.header.Get("X-Request-Id"), "req_") {
-			t.Errorf("%s: no X-Request-Id", name)
-		}
-		code, status, ok := hostileErr(a)
-		if !ok || code != c.code || status != c.status {
-			t.Errorf("%s: body %.200s, want the error body with code %s", name, a.body, c.code)
-		}
-		if c.msgHas != "" && !strings.Contains(string(a.body), `analysis \`+c.msgHas[:len(c.msgHas)-1]+`\"`) {
-			t.Errorf("%s: body %.200s does not name %s", name, a.body, c.msgHas)
-		}
+		t.Run(name, func(t *testing.T) {
+			a := hostileReq(t, srv, tt.method, tt.target)
+			require.Equal(t, tt.status, a.status, "%s: status, want %d: %.200s", name, tt.status, a.body)
+			assert.Empty(t, a.header.Get("Location"), "%s: a redirect to %q, want none", name, a.header.Get("Location"))
+			assert.True(t, strings.HasPrefix(a.header.Get("X-Request-Id"), "req_"), "%s: no X-Request-Id, want one starting req_", name)
+			code, status, ok := hostileErr(a)
+			assert.True(t, ok && code == tt.code && status == tt.status, "%s: body %.200s, want the error body with code %s", name, a.body, tt.code)
+			if tt.msgHas != "" {
+				assert.Contains(t, string(a.body), `analysis \`+tt.msgHas[:len(tt.msgHas)-1]+`\"`, "%s: body %.200s does not name %s, want it named", name, a.body, tt.msgHas)
+			}
+		})
 	}
+
 	// HEAD: the status of GET, no body.
-	for _, c := range []struct {
+	for _, tt := range []struct {
 		target string
 		status int
 	}{{"/v1/analyses/x", 404}, {"/nope", 404}, {"/v1/analyses/x%2Fy/report", 404}} {
-		a := hostileReq(t, srv, "HEAD", c.target)
-		if a.status != c.status || len(a.body) != 0 || a.header.Get("X-Request-Id") == "" {
-			t.Errorf("HEAD %s: %d, %d bytes, id %q", c.target, a.status, len(a.body), a.header.Get("X-Request-Id"))
-		}
+		a := hostileReq(t, srv, "HEAD", tt.target)
+		assert.True(t, a.status == tt.status && len(a.body) == 0 && a.header.Get("X-Request-Id") != "",
+			"HEAD %s: %d, %d bytes, id %q; want %d, no body and a request ID", tt.target, a.status, len(a.body), a.header.Get("X-Request-Id"), tt.status)
 	}
 }

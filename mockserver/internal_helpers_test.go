@@ -2,12 +2,13 @@ package mockserver
 
 // The shared helpers of the mock server's internal tests (package
 // mockserver): requests to a running server and checks of their answers,
-// the documents the engine reads, the fixtures of the report tests, a
+// requests written on raw connections, the documents the engine reads, the fixtures of the report tests, a
 // clock that tells a test when the server holds a long poll, a request as
 // the middleware's stages see it, and the option by which the external
 // tests hear a long poll wait.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -15,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -138,6 +140,56 @@ func startAnalysisOverHTTP(ctx context.Context, srv *Server, profileID string, i
 		return "", fmt.Errorf("starting the analysis: %d %q", resp.StatusCode, b)
 	}
 	return out.ID, nil
+}
+
+// ---------------------------------------------------------------------
+// Requests on raw connections, for the request targets, methods and
+// headers that net/http's client would clean or refuse to send.
+
+// hostileAnswer is an answer read off a raw connection.
+type hostileAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// hostileRaw writes head (a request line and headers, without the final
+// blank line) on a new connection to srv and reads one answer.
+func hostileRaw(t testing.TB, srv *Server, method string, head string) hostileAnswer {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	require.NoError(t, err, "dialling the server")
+	defer c.Close()
+	_, err = io.WriteString(c, head+"\r\nConnection: close\r\n\r\n")
+	require.NoError(t, err, "writing the request %q", head)
+	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: method})
+	require.NoError(t, err, "reading the answer to %q", head)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err, "reading the body of the answer to %q", head)
+	return hostileAnswer{resp.StatusCode, resp.Header, b}
+}
+
+// hostileReq sends "METHOD target HTTP/1.1" with the server's key.
+func hostileReq(t testing.TB, srv *Server, method, target string) hostileAnswer {
+	t.Helper()
+	return hostileRaw(t, srv, method, method+" "+target+" HTTP/1.1\r\nHost: mock\r\nX-Api-Key: "+srv.APIKey)
+}
+
+// hostileErr decodes the service's error body; ok is false if the body is
+// not one (not JSON, or without an error, a code or a message).
+func hostileErr(a hostileAnswer) (code string, status int, ok bool) {
+	var e struct {
+		Error *struct {
+			Code    string `json:"code"`
+			Status  int    `json:"status"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(a.body, &e) != nil || e.Error == nil || e.Error.Code == "" || e.Error.Message == "" {
+		return "", 0, false
+	}
+	return e.Error.Code, e.Error.Status, true
 }
 
 // ---------------------------------------------------------------------

@@ -3,19 +3,20 @@ package openapicheck
 import (
 	"context"
 	"net/http"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestHostileCheckRefusesHostileAnswers holds the check (fast path and
 // kin-openapi alike) to reporting answers that disagree with the
 // document: wrong types, extra and missing fields, duplicate keys,
-// trailing data, a missing or malformed required header, on GET and HEAD.
+// trailing data, a missing or malformed required header, on GET and HEAD;
+// each report names the part of the answer at fault.
 func TestHostileCheckRefusesHostileAnswers(t *testing.T) {
 	v, err := SharedService()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "SharedService")
 	key := "00000000-0000-4000-8000-000000000000"
 	hdr := func(kv ...string) http.Header {
 		h := http.Header{}
@@ -26,7 +27,7 @@ func TestHostileCheckRefusesHostileAnswers(t *testing.T) {
 	}
 	req := hdr("X-Api-Key", key)
 	body := func(s string) []byte { return []byte(s) }
-	cases := []struct {
+	tests := []struct {
 		name  string
 		ex    Exchange
 		field string
@@ -45,18 +46,13 @@ func TestHostileCheckRefusesHostileAnswers(t *testing.T) {
 		{"trailing data", Exchange{Method: "GET", URL: "/v1/analyses/an_1", Header: req, Status: 404, ResponseHeader: hdr("Content-Type", "application/json"), ResponseBody: body(`{"error":{"code":"ANALYSIS_NOT_FOUND","status":404,"message":"x"}} x`)}, "body"},
 		{"no Content-Type", Exchange{Method: "GET", URL: "/v1/analyses/an_1", Header: req, Status: 404, ResponseBody: body(`{"error":{"code":"ANALYSIS_NOT_FOUND","status":404,"message":"x"}}`)}, "header Content-Type"},
 	}
-	for _, c := range cases {
-		err := v.Check(context.Background(), c.ex)
-		if err == nil {
-			t.Errorf("%s: the check let it pass", c.name)
-			continue
-		}
-		if !strings.Contains(err.Error(), "answer "+c.field) {
-			t.Errorf("%s: the report does not name answer %s: %v", c.name, c.field, err)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := v.Check(context.Background(), tt.ex)
+			require.Error(t, err, "%s: the check let it pass, want a report", tt.name)
+			assert.Contains(t, err.Error(), "answer "+tt.field, "%s: the report does not name answer %s, want it named", tt.name, tt.field)
+		})
 	}
 	ok := Exchange{Method: "GET", URL: "/v1/analyses/an_1", Header: req, Status: 404, ResponseHeader: hdr("Content-Type", "application/json"), ResponseBody: body(`{"error":{"code":"ANALYSIS_NOT_FOUND","status":404,"message":"x"}}`)}
-	if err := v.Check(context.Background(), ok); err != nil {
-		t.Errorf("a well-formed 404 is reported: %v", err)
-	}
+	assert.NoError(t, v.Check(context.Background(), ok), "a well-formed 404 is reported, want it accepted")
 }
