@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -35,8 +36,11 @@ const (
 	CodeProxyMode = "PROXY_MODE"
 	// CodeNotAProxy (409) answers, on a simulating mock, the control
 	// routes of a proxy's observations (/_mock/violations,
-	// /_mock/conformance).
+	// /_mock/conformance, /_mock/recording).
 	CodeNotAProxy = "NOT_A_PROXY"
+	// CodeNotRecording (409) answers POST /_mock/recording on a proxy
+	// that keeps no recording.
+	CodeNotRecording = "NOT_RECORDING"
 )
 
 // DefaultProxyTimeout is how long a Proxy waits for the service to begin
@@ -78,6 +82,7 @@ type Proxy struct {
 	record  *requestRecord
 	reqIDs  *idGen
 	forward *httputil.ReverseProxy
+	rec     *recording // nil without WithProxyRecording
 
 	httpSrv   *http.Server
 	serveDone chan struct{}
@@ -95,6 +100,8 @@ type proxyConfig struct {
 	recordSize        int
 	recordBytes       int64
 	readHeaderTimeout time.Duration
+	recordPath        string
+	recordBodies      bool
 }
 
 // WithProxyAPIKey sets the key of the proxy's control routes; a random
@@ -187,6 +194,14 @@ func newProxy(target string, opts []ProxyOption) (*Proxy, error) {
 	if cfg.apiKey == "" {
 		cfg.apiKey = newUUID()
 	}
+	if cfg.recordBodies && cfg.recordPath == "" {
+		return nil, fmt.Errorf("mockserver: WithProxyRecordBodies needs WithProxyRecording (-record-bodies needs -record FILE)")
+	}
+	if cfg.recordPath != "" {
+		if err := checkRecordingPath(cfg.recordPath); err != nil {
+			return nil, fmt.Errorf("mockserver: %w", err)
+		}
+	}
 	check, err := openapicheck.New()
 	if err != nil {
 		return nil, err
@@ -196,6 +211,9 @@ func newProxy(target string, opts []ProxyOption) (*Proxy, error) {
 		obs:    newProxyObservations(check, maxViolations),
 		record: newRequestRecord(cfg.recordSize, cfg.recordBytes),
 		reqIDs: newIDGen(nil, 0),
+	}
+	if cfg.recordPath != "" {
+		p.rec = newRecording(cfg.recordPath, cfg.recordBodies)
 	}
 	p.forward = &httputil.ReverseProxy{
 		Rewrite:        func(pr *httputil.ProxyRequest) { pr.SetURL(u) },
@@ -276,14 +294,31 @@ func (p *Proxy) Close() {
 }
 
 // Shutdown stops the proxy gracefully: it stops accepting connections and
-// waits for the requests under way, until ctx ends.
+// waits for the requests under way, until ctx ends; then it writes the
+// recording, if it keeps one. The error of that write is returned first.
 func (p *Proxy) Shutdown(ctx context.Context) error {
 	var err error
 	if p.httpSrv != nil {
 		err = p.httpSrv.Shutdown(ctx)
 	}
 	p.Close()
+	if p.rec != nil {
+		if _, werr := p.rec.write(); werr != nil {
+			return werr
+		}
+	}
 	return err
+}
+
+// WriteRecording writes the recording to its file now (as POST
+// /_mock/recording does) and returns it, an HTTP Archive in JSON; an
+// error without WithProxyRecording. Close does not write it: Shutdown
+// does.
+func (p *Proxy) WriteRecording() ([]byte, error) {
+	if p.rec == nil {
+		return nil, errors.New("mockserver: the proxy keeps no recording (WithProxyRecording)")
+	}
+	return p.rec.write()
 }
 
 // Requests returns the proxy's request record, oldest first, with the
@@ -363,6 +398,8 @@ func (p *Proxy) serveControl(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, p.Violations())
 	case "getConformance":
 		writeJSON(w, http.StatusOK, p.Conformance())
+	case "saveRecording":
+		p.serveRecording(w)
 	default:
 		writeError(w, errorf(http.StatusConflict, CodeProxyMode, "%s %s changes the simulated state, which a proxy (to %s) does not have", r.Method, path, p.Target))
 	}
@@ -390,9 +427,20 @@ func controlRouteOf(method, path string) (apiroutes.Route, bool) {
 // exchange: its record entry, its check against the document, its tally.
 func (p *Proxy) serveForward(w http.ResponseWriter, r *http.Request) {
 	ex := &proxyExchange{start: time.Now(), method: r.Method, target: r.URL.RequestURI(), path: r.URL.EscapedPath(), rawQuery: r.URL.RawQuery, header: redactHeader(r.Header), gen: p.record.generation()}
+	if p.rec != nil {
+		ex.key = apiKeyOf(r)
+	}
 	if r.Body != nil && r.Body != http.NoBody {
-		ex.body = &captureReader{ReadCloser: r.Body, limit: maxCheckedRequestBody}
+		limit := maxCheckedRequestBody
+		if p.rec != nil && p.rec.bodies {
+			limit = maxRecordedUpload
+		}
+		ex.body = &captureReader{ReadCloser: r.Body, limit: limit}
 		r.Body = ex.body
+		if mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type")); p.rec != nil && err == nil && mt == "multipart/form-data" && params["boundary"] != "" {
+			ex.upload = newUploadTap(r.Body, params["boundary"])
+			r.Body = ex.upload
+		}
 	}
 	ctx := context.WithValue(r.Context(), proxyExchangeKey{}, ex)
 	p.forward.ServeHTTP(w, r.WithContext(ctx))
@@ -416,6 +464,11 @@ type proxyExchange struct {
 	header         http.Header // redacted
 	gen            uint64
 	body           *captureReader
+	// For a recording: the caller's key, kept for this exchange only to
+	// redact it, the tap of an upload, and when the answer began.
+	key       string
+	upload    *uploadTap
+	headersAt time.Time
 	// answered is set once the service's answer has begun; ownStatus
 	// and ownRequestID are those of the proxy's own answer otherwise.
 	answered     bool
@@ -458,3 +511,17 @@ func upstreamReason(err error) string {
 // discardLog is the error log of the reverse proxy: the proxy reports
 // what matters itself.
 var discardLog = slog.NewLogLogger(slog.DiscardHandler, slog.LevelError)
+
+// serveRecording writes the recording now and answers it.
+func (p *Proxy) serveRecording(w http.ResponseWriter) {
+	if p.rec == nil {
+		writeError(w, errorf(http.StatusConflict, CodeNotRecording, "the proxy keeps no recording: start it with -record FILE (WithProxyRecording)"))
+		return
+	}
+	data, err := p.rec.write()
+	if err != nil {
+		writeError(w, errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "%v", err))
+		return
+	}
+	writeRawJSON(w, http.StatusOK, data)
+}

@@ -3,13 +3,20 @@ package mockserver
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
 )
 
@@ -156,16 +163,137 @@ func (p *Proxy) observeAnswer(resp *http.Response) error {
 		return err // the service broke off: 502
 	}
 	ex.answered = true
+	ex.headersAt = time.Now()
 	checked, checkable := head, true
 	if whole && len(head) > maxCheckedAnswerBody {
 		checked, checkable = head[:maxCheckedAnswerBody], false
 	}
-	p.finishExchange(ex, resp.StatusCode, resp.Header.Clone(), checked, whole, checkable)
-	resp.Body = struct {
+	header := resp.Header.Clone()
+	p.finishExchange(ex, resp.StatusCode, header, checked, whole, checkable)
+	body := struct {
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	resp.Body = body
+	if p.rec == nil {
+		return nil
+	}
+	if whole && checkable {
+		p.rec.add(p.harEntry(ex, resp.StatusCode, header, head, int64(len(head)), time.Now()))
+		return nil
+	}
+	// Streamed: recorded once it has passed, with its size and digest.
+	status := resp.StatusCode
+	hb := &bodyHasher{ReadCloser: body, h: sha256.New(), done: func(b *bodyHasher) {
+		var kept []byte
+		if b.keep != nil {
+			kept = b.keep.Bytes()
+		}
+		e := p.harEntry(ex, status, header, kept, b.size, time.Now())
+		e.Response.Content.SHA256 = hex.EncodeToString(b.h.Sum(nil))
+		p.rec.add(e)
+	}}
+	if p.rec.bodies {
+		hb.keep = &bytes.Buffer{}
+	}
+	resp.Body = hb
 	return nil
+}
+
+// folderItems is the route of uploads, whose entries a recording ties to
+// their items.
+var folderItems = sync.OnceValue(func() *pathTemplate {
+	t, err := parsePathTemplate(apiroutes.FolderItems)
+	if err != nil {
+		panic(err)
+	}
+	return &t
+})
+
+// harEntry makes the recording's entry of an exchange: body is the
+// answer's (whole for JSON; kept bytes, or none, for a streamed one) and
+// size its size.
+func (p *Proxy) harEntry(ex *proxyExchange, status int, header http.Header, body []byte, size int64, end time.Time) harEntry {
+	key := ex.key
+	e := harEntry{
+		StartedDateTime: ex.start.UTC(),
+		Time:            millis(end.Sub(ex.start)),
+		Request: harRequest{
+			Method: ex.method, URL: redactSecretString(strings.TrimSuffix(p.Target, "/")+ex.target, key), HTTPVersion: "HTTP/1.1",
+			Cookies: []harNameValue{}, Headers: harHeaders(ex.header, key), QueryString: harQuery(ex.rawQuery, key), HeadersSize: -1, BodySize: 0,
+		},
+		Response: harResponse{
+			Status: status, StatusText: http.StatusText(status), HTTPVersion: "HTTP/1.1", Cookies: []harNameValue{},
+			Headers: harHeaders(header, key), RedirectURL: redactSecretString(header.Get("Location"), key), HeadersSize: -1, BodySize: size,
+			Content: harBody{Size: size, MimeType: header.Get("Content-Type")},
+		},
+		Timings: harTimings{Send: 0, Wait: millis(ex.headersAt.Sub(ex.start)), Receive: millis(end.Sub(ex.headersAt))},
+	}
+	e.Request.PostData, e.Request.BodySize = p.harPostData(ex)
+	if len(body) > 0 {
+		e.Response.Content.Text, e.Response.Content.Encoding = inlineBody(e.Response.Content.MimeType, body, key, p.rec.bodies)
+		if e.Response.Content.Text == "" || e.Response.Content.Encoding != "" {
+			e.Response.Content.SHA256 = sha256Hex(body)
+		}
+	}
+	if ex.method == http.MethodPost && status == http.StatusCreated && folderItems().match(ex.path, nil) {
+		e.Profilesvc = uploadInfo(ex, body)
+	}
+	return e
+}
+
+// harPostData is the recording's form of a request's body, and its size.
+func (p *Proxy) harPostData(ex *proxyExchange) (*harPostData, int64) {
+	if ex.body == nil {
+		return nil, 0
+	}
+	ct := ex.header.Get("Content-Type")
+	pd := &harPostData{MimeType: ct}
+	data := ex.body.buf.Bytes()
+	switch {
+	case ex.upload != nil:
+		pd.SHA256, _ = ex.upload.result()
+		if p.rec.bodies && !ex.body.overflow {
+			pd.Text, pd.Encoding = base64.StdEncoding.EncodeToString(redactSecret(data, ex.key)), "base64"
+		}
+	case ex.body.overflow:
+		// Larger than what is kept: its size only.
+	default:
+		pd.Text, pd.Encoding = inlineBody(ct, data, ex.key, p.rec.bodies)
+		if pd.Text == "" || pd.Encoding != "" {
+			pd.SHA256 = sha256Hex(data)
+		}
+	}
+	return pd, ex.body.total
+}
+
+// uploadInfo ties an upload's entry to its item: the digest of its
+// content (a file's, from the tap; a text's or a JSON item's, from the
+// body) and the item ID of the answer.
+func uploadInfo(ex *proxyExchange, answer []byte) *harUploadInfo {
+	var info harUploadInfo
+	var item struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(answer, &item) == nil {
+		info.ItemID = item.ID
+	}
+	switch {
+	case ex.upload != nil:
+		info.SHA256, _ = ex.upload.result()
+	case ex.body != nil && !ex.body.overflow:
+		var req struct {
+			Type    profilesvc.ItemType `json:"type"`
+			Content json.RawMessage     `json:"content"`
+		}
+		if json.Unmarshal(ex.body.buf.Bytes(), &req) == nil && len(req.Content) > 0 {
+			info.SHA256, _ = itemDigest(req.Type, req.Content)
+		}
+	}
+	if info.SHA256 == "" {
+		return nil
+	}
+	return &info
 }
 
 // finishExchange records a forwarded exchange, checks it against the

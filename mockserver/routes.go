@@ -80,6 +80,7 @@ func routes() []route {
 		{name: "clearRequests", handler: handleClearRequests},
 		{name: "listViolations", handler: handleNotAProxy},
 		{name: "getConformance", handler: handleNotAProxy},
+		{name: "saveRecording", handler: handleNotAProxy},
 	}
 	for i := range table {
 		r := namedRoute(table[i].name)

@@ -120,8 +120,9 @@ type flags struct {
 	maxTenants, recordSize                     int
 	multi, logRequests, version, tlsSelfSigned bool
 	// Proxy mode (proxy.go).
-	proxy, proxyCA string
-	proxyTimeout   time.Duration
+	proxy, proxyCA, record string
+	proxyTimeout           time.Duration
+	recordBodies           bool
 	// set names the flags given on the command line.
 	set map[string]bool
 }
@@ -157,6 +158,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.tlsCAOut, "tls-ca-out", "", "with -tls-self-signed, write the certificate to this file, for clients to trust (curl --cacert)")
 	fs.StringVar(&f.proxy, "proxy", "", "proxy mode: forward the service's routes to the real service at this base URL, checking each exchange against api/openapi.yaml")
 	fs.StringVar(&f.proxyCA, "proxy-ca", "", "with -proxy, a PEM file of certificate authorities the service's certificate may be signed by, beside the system's")
+	fs.StringVar(&f.record, "record", "", "with -proxy, record the exchanges to this file, an HTTP Archive (HAR 1.2), written at shutdown and on POST /_mock/recording; the API key never reaches it")
+	fs.BoolVar(&f.recordBodies, "record-bodies", false, "with -record, keep the bytes of uploads and reports too, not only their sizes and SHA-256")
 	fs.DurationVar(&f.proxyTimeout, "proxy-timeout", mockserver.DefaultProxyTimeout, "with -proxy, how long to wait for the service to begin an answer before answering 504 UPSTREAM_TIMEOUT")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

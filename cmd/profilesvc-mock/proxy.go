@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,10 +17,10 @@ import (
 
 // proxyFlags are the flags that have a meaning in proxy mode; the others
 // configure the simulation, which a proxy does not run.
-var proxyFlags = []string{"proxy", "proxy-ca", "proxy-timeout", "addr", "api-key", "log-requests", "read-header-timeout", "shutdown-grace", "stats", "record-size", "record-bytes"}
+var proxyFlags = []string{"proxy", "proxy-ca", "proxy-timeout", "record", "record-bodies", "addr", "api-key", "log-requests", "read-header-timeout", "shutdown-grace", "stats", "record-size", "record-bytes"}
 
 // proxyOnly are the flags that need -proxy.
-var proxyOnly = []string{"proxy-ca", "proxy-timeout"}
+var proxyOnly = []string{"proxy-ca", "proxy-timeout", "record", "record-bodies"}
 
 // proxyFlagsAlone refuses the flags of proxy mode without -proxy.
 func (f *flags) proxyFlagsAlone() error {
@@ -55,6 +56,12 @@ func runProxy(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 		}
 		opts = append(opts, mockserver.WithProxyCAs(certs...))
 	}
+	if f.record != "" {
+		opts = append(opts, mockserver.WithProxyRecording(f.record))
+	}
+	if f.recordBodies {
+		opts = append(opts, mockserver.WithProxyRecordBodies())
+	}
 	if f.logRequests {
 		opts = append(opts, mockserver.WithProxyLogger(slog.New(slog.NewTextHandler(stderr, nil))))
 	}
@@ -75,6 +82,12 @@ func runProxy(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 	err = p.Shutdown(shutdown)
 	if werr := p.Conformance().WriteTable(stderr); werr != nil {
 		return werr
+	}
+	if errors.Is(err, mockserver.ErrRecordingNotSaved) {
+		return err
+	}
+	if f.record != "" {
+		fmt.Fprintf(stdout, "recording: %s\n", f.record)
 	}
 	if err != nil {
 		fmt.Fprintf(stdout, "stopped: %v\n", err)

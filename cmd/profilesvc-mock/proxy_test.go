@@ -16,7 +16,8 @@ import (
 func TestRunProxy(t *testing.T) {
 	t.Parallel()
 	upstream := mockserver.NewTest(t)
-	m := mStart(t, "-addr", "127.0.0.1:0", "-proxy", upstream.URL, "-api-key", "proxy-key")
+	har := filepath.Join(t.TempDir(), "run.har")
+	m := mStart(t, "-addr", "127.0.0.1:0", "-proxy", upstream.URL, "-api-key", "proxy-key", "-record", har)
 	assert.Equal(t, "proxy-key", m.Key)
 	assert.Contains(t, m.stdout.String(), "proxy to "+upstream.URL)
 
@@ -38,6 +39,11 @@ func TestRunProxy(t *testing.T) {
 	assert.Contains(t, table, "createProfile")
 	assert.Contains(t, table, "201×1")
 	assert.NotContains(t, table+m.stdout.String(), upstream.APIKey, "the service's key is printed")
+	raw, err := os.ReadFile(har)
+	require.NoError(t, err, "the recording is written at shutdown")
+	assert.Contains(t, string(raw), `"method": "POST"`)
+	assert.NotContains(t, string(raw), upstream.APIKey)
+	assert.Contains(t, m.stdout.String(), "recording: "+har)
 }
 
 func TestRunProxyTrustsItsCA(t *testing.T) {
@@ -68,6 +74,9 @@ func TestRunProxyFlagErrors(t *testing.T) {
 		{"no such CA file", []string{"-proxy", "http://127.0.0.1:1", "-proxy-ca", filepath.Join(dir, "none.pem")}, "-proxy-ca"},
 		{"a CA file without a certificate", []string{"-proxy", "http://127.0.0.1:1", "-proxy-ca", notPEM}, "no PEM certificate"},
 		{"a target that is not a URL", []string{"-proxy", "ftp://example.com"}, "want an http or https URL"},
+		{"-record without -proxy", []string{"-record", filepath.Join(dir, "x.har")}, "-record needs -proxy"},
+		{"-record-bodies without -record", []string{"-proxy", "http://127.0.0.1:1", "-record-bodies"}, "needs WithProxyRecording"},
+		{"a recording in no directory", []string{"-proxy", "http://127.0.0.1:1", "-record", filepath.Join(dir, "none", "x.har")}, "recording"},
 		{"a zero timeout", []string{"-proxy", "http://127.0.0.1:1", "-proxy-timeout", "0s"}, "timeout must be positive"},
 	}
 	for _, tt := range tests {

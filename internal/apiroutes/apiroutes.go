@@ -149,6 +149,7 @@ func Mock() []Route {
 		{"clearRequests", "DELETE", "/_mock/requests", false, nil},
 		{"listViolations", "GET", "/_mock/violations", false, nil},
 		{"getConformance", "GET", "/_mock/conformance", false, nil},
+		{"saveRecording", "POST", "/_mock/recording", false, nil},
 	}
 }
 
