@@ -30,11 +30,14 @@ type config struct {
 	recordBytes       int64
 	logger            *slog.Logger
 	analyzer          Analyzer
-	tls               bool
-	tlsCert           *tls.Certificate
-	corsOrigins       []string
-	reportDelay       time.Duration
-	stateFile         string
+	// replayPath and replayStrict: WithReplayFile, WithReplayStrict.
+	replayPath   string
+	replayStrict bool
+	tls          bool
+	tlsCert      *tls.Certificate
+	corsOrigins  []string
+	reportDelay  time.Duration
+	stateFile    string
 	// openapiReport, when set, is told of each exchange that disagrees
 	// with the service's OpenAPI document (WithOpenAPICheck).
 	openapiReport func(error)
@@ -88,6 +91,8 @@ func (c *config) validate() error {
 	switch {
 	case c.analysisDuration < 0:
 		return fmt.Errorf("analysis duration %v is negative", c.analysisDuration)
+	case c.replayStrict && c.replayPath == "":
+		return fmt.Errorf("WithReplayStrict needs WithReplayFile (-replay-strict needs -replay FILE)")
 	case c.reportDelay < 0:
 		return fmt.Errorf("report delay %v is negative", c.reportDelay)
 	case c.analysisDuration > maxRunDuration:
@@ -315,3 +320,22 @@ func (c *config) allWorkflows() []Workflow {
 	}
 	return out
 }
+
+// WithReplayFile makes the server end analyses as a recording of the real
+// service (an HTTP Archive made by a proxy with WithProxyRecording, the
+// binary's -record) shows them ending: an analysis over items whose
+// contents are those of a recorded analysis's items (by the SHA-256 of
+// each item's content, the same set) completes or fails as that one did,
+// with its results, the recorded IDs replaced by the server's own; any
+// other runs on the server's analyzer (WithAnalyzer, else the default
+// engine), or fails with WithReplayStrict. Items the recording holds no
+// digest of (uploaded before it began) match by type and name. A
+// recording that cannot be read is refused at start, naming the entry and
+// the field; one with no analysis is accepted, with a warning. The
+// binary's -replay FILE.
+func WithReplayFile(path string) Option { return func(c *config) { c.replayPath = path } }
+
+// WithReplayStrict makes an analysis that no recorded analysis matches
+// fail, with an error naming the digests of its documents, rather than run
+// on the engine. It needs WithReplayFile. The binary's -replay-strict.
+func WithReplayStrict() Option { return func(c *config) { c.replayStrict = true } }

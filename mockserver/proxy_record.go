@@ -287,8 +287,9 @@ func checkRecordingPath(path string) error {
 
 // itemDigest is the SHA-256, in hex, of an item's content as uploaded:
 // a file's bytes; a text item's text in UTF-8; a JSON item's value
-// encoded with sorted keys and no insignificant whitespace (numbers as
-// written). A replaying mock computes it of its own items the same way.
+// encoded with sorted keys, no insignificant whitespace and no HTML
+// escaping, its numbers as Go's float64 writes them (1.0 as 1). A
+// replaying mock computes it of its own items the same way.
 func itemDigest(kind profilesvc.ItemType, content []byte) (string, error) {
 	switch kind {
 	case profilesvc.ItemText:
@@ -309,12 +310,10 @@ func itemDigest(kind profilesvc.ItemType, content []byte) (string, error) {
 }
 
 // canonicalJSON re-encodes a JSON value with sorted keys, no
-// insignificant whitespace and no HTML escaping, its numbers as written.
+// insignificant whitespace and no HTML escaping, its numbers as float64s.
 func canonicalJSON(raw []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, fmt.Errorf("the JSON item's content is not JSON: %w", err)
 	}
 	var buf bytes.Buffer

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 )
 
 // Server is a running mock of the service on a loopback port, or a handler
@@ -194,6 +195,20 @@ func newServer(opts []Option) (*Server, error) {
 	s.Tenant = s.newTenant()
 	s.others = newTenantSet(cfg.maxTenants)
 	s.uploads = &budget{left: cfg.uploadMemory}
+	if cfg.replayPath != "" {
+		rp, err := loadReplay(cfg.replayPath)
+		if err != nil {
+			return nil, err
+		}
+		if len(rp.analyses) == 0 {
+			s.replayWarning(fmt.Sprintf("the recording %s holds no completed or failed analysis: every analysis runs on the engine", cfg.replayPath))
+		}
+		base := cfg.analyzer
+		if base == nil {
+			base = engine.Default
+		}
+		s.cfg.analyzer = rp.analyzer(base, cfg.replayStrict)
+	}
 	if cfg.seed != nil {
 		if err := s.Tenant.LoadSeed(cfg.seed); err != nil {
 			return nil, fmt.Errorf("loading the seed: %w", err)

@@ -189,6 +189,12 @@ func (st *state) finish(id string, epoch int64, in AnalysisInput, res AnalysisRe
 		a.ProcessingTimeMs = res.ProcessingTimeMs
 	}
 	a.CompletedAt = &now
+	if res.PlaybookID != "" {
+		a.PlaybookID = res.PlaybookID
+	}
+	if res.Engine != nil {
+		a.Engine = res.Engine
+	}
 	ra, sm := res.RiskAssessment, res.SystemMetadata
 	a.RiskAssessment, a.SystemMetadata = &ra, &sm
 	a.ExtractedData = profilesvc.ExtractedData(res.ExtractedData)

@@ -123,6 +123,9 @@ type flags struct {
 	proxy, proxyCA, record string
 	proxyTimeout           time.Duration
 	recordBodies           bool
+	// Replay of a recording.
+	replay       string
+	replayStrict bool
 	// set names the flags given on the command line.
 	set map[string]bool
 }
@@ -160,6 +163,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.proxyCA, "proxy-ca", "", "with -proxy, a PEM file of certificate authorities the service's certificate may be signed by, beside the system's")
 	fs.StringVar(&f.record, "record", "", "with -proxy, record the exchanges to this file, an HTTP Archive (HAR 1.2), written at shutdown and on POST /_mock/recording; the API key never reaches it")
 	fs.BoolVar(&f.recordBodies, "record-bodies", false, "with -record, keep the bytes of uploads and reports too, not only their sizes and SHA-256")
+	fs.StringVar(&f.replay, "replay", "", "end analyses as this recording (-proxy ... -record FILE) shows the service ending analyses of the same documents")
+	fs.BoolVar(&f.replayStrict, "replay-strict", false, "with -replay, fail an analysis whose documents no recorded analysis had, rather than run the engine")
 	fs.DurationVar(&f.proxyTimeout, "proxy-timeout", mockserver.DefaultProxyTimeout, "with -proxy, how long to wait for the service to begin an answer before answering 504 UPSTREAM_TIMEOUT")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -203,6 +208,12 @@ func (f *flags) options(stderr io.Writer) ([]mockserver.Option, error) {
 	}
 	if f.idSeed >= 0 {
 		opts = append(opts, mockserver.WithIDSeed(uint64(f.idSeed)))
+	}
+	if f.replay != "" {
+		opts = append(opts, mockserver.WithReplayFile(f.replay))
+	}
+	if f.replayStrict {
+		opts = append(opts, mockserver.WithReplayStrict())
 	}
 	if f.multi {
 		opts = append(opts, mockserver.WithMultiTenant())

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
@@ -85,4 +86,28 @@ func TestRunProxyFlagErrors(t *testing.T) {
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}
+}
+
+func TestRunReplay(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.har")
+	require.NoError(t, os.WriteFile(empty, []byte(`{"log":{"version":"1.2","entries":[]}}`), 0o600))
+	m := mStart(t, "-addr", "127.0.0.1:0", "-replay", empty, "-replay-strict", "-analysis-duration", "0s")
+	c := mClient(t, m, m.Key)
+	p, err := c.CreateProfile(t.Context(), mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Strict"})
+	require.NoError(t, err)
+	it, err := c.CreateTextItem(t.Context(), p.DefaultFolder().ID, "nothing recorded", profilesvc.CreateItemParams{Name: "note"})
+	require.NoError(t, err)
+	id, err := c.StartAnalysis(t.Context(), p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
+	require.NoError(t, err)
+	_, err = c.WaitForAnalysis(t.Context(), id, nil)
+	require.ErrorIs(t, err, profilesvc.ErrAnalysisFailed, "-replay-strict fails what the recording does not hold")
+
+	bad := filepath.Join(dir, "bad.har")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"entries":[]}`), 0o600))
+	_, _, err = mRunError(t, "-addr", "127.0.0.1:0", "-replay", bad)
+	assert.ErrorContains(t, err, `field "log" is missing`)
+	_, _, err = mRunError(t, "-addr", "127.0.0.1:0", "-replay-strict")
+	assert.ErrorContains(t, err, "needs WithReplayFile")
 }
