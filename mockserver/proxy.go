@@ -102,6 +102,7 @@ type proxyConfig struct {
 	readHeaderTimeout time.Duration
 	recordPath        string
 	recordBodies      bool
+	logRequests       bool
 }
 
 // WithProxyAPIKey sets the key of the proxy's control routes; a random
@@ -128,6 +129,13 @@ func WithProxyTimeout(d time.Duration) ProxyOption {
 // (operation, request ID, JSON pointer, message) to l, at level Warn.
 func WithProxyLogger(l *slog.Logger) ProxyOption {
 	return func(c *proxyConfig) { c.logger = l }
+}
+
+// WithProxyRequestLog logs every forwarded request on one line (method,
+// path, status, the service's request ID, duration) to the logger of
+// WithProxyLogger, at level Info. The binary's -log-requests.
+func WithProxyRequestLog() ProxyOption {
+	return func(c *proxyConfig) { c.logRequests = true }
 }
 
 // WithProxyRequestRecord bounds the proxy's request record as
@@ -427,9 +435,11 @@ func controlRouteOf(method, path string) (apiroutes.Route, bool) {
 // exchange: its record entry, its check against the document, its tally.
 func (p *Proxy) serveForward(w http.ResponseWriter, r *http.Request) {
 	ex := &proxyExchange{start: time.Now(), method: r.Method, target: r.URL.RequestURI(), path: r.URL.EscapedPath(), rawQuery: r.URL.RawQuery, header: redactHeader(r.Header), gen: p.record.generation()}
-	if p.rec != nil {
-		ex.key = apiKeyOf(r)
-	}
+	// What is kept of the exchange holds no trace of the key.
+	// The caller's key, kept for this exchange only: whatever the
+	// proxy keeps of it (record, violations, conformance, recording) is
+	// redacted of it.
+	ex.key = apiKeyOf(r)
 	if r.Body != nil && r.Body != http.NoBody {
 		limit := maxCheckedRequestBody
 		if p.rec != nil && p.rec.bodies {
@@ -444,11 +454,18 @@ func (p *Proxy) serveForward(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := context.WithValue(r.Context(), proxyExchangeKey{}, ex)
 	p.forward.ServeHTTP(w, r.WithContext(ctx))
+	status, requestID := ex.status, ex.requestID
 	if !ex.answered {
 		// The proxy's own answer (the service unreachable, or no
 		// answer in time), or none (the client left): recorded, not
 		// checked.
-		p.recordExchange(ex, ex.ownStatus, ex.ownRequestID)
+		status, requestID = ex.ownStatus, ex.ownRequestID
+		p.recordExchange(ex, status, requestID)
+	}
+	if p.cfg.logRequests && p.cfg.logger != nil {
+		key := apiKeyOf(r)
+		p.cfg.logger.Info("request", "method", ex.method, "path", redactSecretString(ex.target, key), "status", status,
+			"requestId", requestID, "duration", time.Since(ex.start).Round(time.Microsecond))
 	}
 }
 
@@ -464,14 +481,17 @@ type proxyExchange struct {
 	header         http.Header // redacted
 	gen            uint64
 	body           *captureReader
-	// For a recording: the caller's key, kept for this exchange only to
-	// redact it, the tap of an upload, and when the answer began.
+	// The caller's key, kept for this exchange only to redact it; for a
+	// recording, the tap of an upload, and when the answer began.
 	key       string
 	upload    *uploadTap
 	headersAt time.Time
-	// answered is set once the service's answer has begun; ownStatus
-	// and ownRequestID are those of the proxy's own answer otherwise.
+	// answered is set once the service's answer has begun, with its
+	// status and request ID; ownStatus and ownRequestID are those of the
+	// proxy's own answer otherwise.
 	answered     bool
+	status       int
+	requestID    string
 	ownStatus    int
 	ownRequestID string
 }

@@ -301,9 +301,10 @@ func uploadInfo(ex *proxyExchange, answer []byte) *harUploadInfo {
 // to check.
 func (p *Proxy) finishExchange(ex *proxyExchange, status int, header http.Header, body []byte, whole, checkable bool) {
 	requestID := header.Get(requestIDHeader)
+	ex.status, ex.requestID = status, requestID
 	p.recordExchange(ex, status, requestID)
 	if !checkable {
-		p.obs.count(ex.method, ex.path, status, header, nil, nil)
+		p.obs.count(ex.method, redactSecretString(ex.path, ex.key), status, header, nil, nil)
 		return
 	}
 	check := p.check.Check
@@ -326,9 +327,10 @@ func (p *Proxy) finishExchange(ex *proxyExchange, status int, header http.Header
 	if whole {
 		jsonBody = body
 	}
-	found := p.obs.count(ex.method, ex.path, status, header, jsonBody, err)
+	found := p.obs.count(ex.method, redactSecretString(ex.path, ex.key), status, header, jsonBody, err)
 	for _, v := range found {
 		v.RequestID = requestID
+		v.Path, v.Message = redactSecretString(v.Path, ex.key), redactSecretString(v.Message, ex.key)
 		p.obs.addViolation(v)
 		if p.cfg.logger != nil {
 			p.cfg.logger.Warn("the service's exchange disagrees with api/openapi.yaml",
@@ -340,16 +342,23 @@ func (p *Proxy) finishExchange(ex *proxyExchange, status int, header http.Header
 // recordExchange adds a forwarded request to the proxy's record, its
 // headers redacted.
 func (p *Proxy) recordExchange(ex *proxyExchange, status int, requestID string) {
+	header := ex.header.Clone()
+	for name, vs := range header {
+		for i, v := range vs {
+			vs[i] = redactSecretString(v, ex.key)
+		}
+		header[name] = vs
+	}
 	e := recordEntry{
-		time: ex.start.UTC(), requestID: requestID, method: ex.method, path: ex.path,
-		rawQuery: ex.rawQuery, header: ex.header, status: status,
+		time: ex.start.UTC(), requestID: requestID, method: ex.method, path: redactSecretString(ex.path, ex.key),
+		rawQuery: redactSecretString(ex.rawQuery, ex.key), header: header, status: status,
 	}
 	if ex.body != nil {
 		b := ex.body.buf.Bytes()
 		if len(b) > maxRecordedBody {
 			b = b[:maxRecordedBody]
 		}
-		e.body = bytes.Clone(b)
+		e.body = bytes.Clone(redactSecret(b, ex.key))
 		e.bodyTruncated = ex.body.overflow || ex.body.buf.Len() > maxRecordedBody
 		e.bodySize = ex.body.total
 	}

@@ -62,8 +62,11 @@ func runProxy(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 	if f.recordBodies {
 		opts = append(opts, mockserver.WithProxyRecordBodies())
 	}
+	// Each disagreement with the document is logged, on one line;
+	// -log-requests logs every request too.
+	opts = append(opts, mockserver.WithProxyLogger(slog.New(slog.NewTextHandler(stderr, nil))))
 	if f.logRequests {
-		opts = append(opts, mockserver.WithProxyLogger(slog.New(slog.NewTextHandler(stderr, nil))))
+		opts = append(opts, mockserver.WithProxyRequestLog())
 	}
 	p, err := mockserver.StartProxy(f.addr, f.proxy, opts...)
 	if err != nil {

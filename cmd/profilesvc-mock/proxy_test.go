@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -110,4 +113,35 @@ func TestRunReplay(t *testing.T) {
 	assert.ErrorContains(t, err, `field "log" is missing`)
 	_, _, err = mRunError(t, "-addr", "127.0.0.1:0", "-replay-strict")
 	assert.ErrorContains(t, err, "needs WithReplayFile")
+}
+
+func TestRunProxyLogsEachViolation(t *testing.T) {
+	t.Parallel()
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Request-Id", "req_broken_answer")
+		_, _ = io.WriteString(w, `{"id":42}`)
+	}))
+	t.Cleanup(broken.Close)
+	const callerKey = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
+	m := mStart(t, "-addr", "127.0.0.1:0", "-proxy", broken.URL, "-log-requests")
+	status, _ := mRequest(t, "GET", m.URL+"/v1/profiles/pf_1?token="+callerKey, callerKey, "")
+	require.Equal(t, http.StatusOK, status)
+	require.NoError(t, m.stop(t))
+	logs := m.stderr.String()
+	var violation, request string
+	for _, line := range strings.Split(logs, "\n") {
+		switch {
+		case strings.Contains(line, "disagrees with api/openapi.yaml") && strings.Contains(line, "pointer=/id"):
+			violation = line
+		case strings.Contains(line, "msg=request"):
+			request = line
+		}
+	}
+	require.NotEmpty(t, violation, "no line for the violation of /id: %s", logs)
+	assert.Contains(t, violation, "operation=getProfile")
+	assert.Contains(t, violation, "requestId=req_broken_answer")
+	require.NotEmpty(t, request, "-log-requests logs the request: %s", logs)
+	assert.Contains(t, request, "status=200")
+	assert.NotContains(t, logs, callerKey, "the caller's key is in the log")
 }

@@ -18,6 +18,9 @@
 //     measured;
 //   - parallel-listings: 24 listings at once of 100 profiles with 1 MB of
 //     metadata each;
+//   - proxy-transfers: the binary as a proxy (-proxy, -record) in front
+//     of a service of this process's own, a 30 MiB upload through it,
+//     then a 30 MiB PDF report: neither is held whole;
 //   - snapshots: POST /_mock/snapshot of a state of 96 MiB of items, once,
 //     then four at once while a read of a profile is timed every 10 ms; the
 //     peak is read from the snapshot's start (VmHWM reset through
@@ -36,6 +39,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +92,10 @@ func run(only string) error {
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building the binary: %w", err)
 	}
+	service := httptest.NewServer(fakeService())
+	defer service.Close()
 	loads := []load{
+		{"proxy-transfers", []string{"-proxy", service.URL, "-record", filepath.Join(dir, "proxy.har")}, proxyTransfers},
 		{"chunked-uploads", nil, chunkedUploads},
 		{"chunked-upload", nil, chunkedUpload},
 		{"large-text-analyses", []string{"-analysis-duration", "1s"}, largeTextAnalyses},
@@ -503,5 +510,72 @@ func snapshots(b *binary) ([]figure, error) {
 		{"peak resident memory, one snapshot", one, "MiB", 2.5 * stateMiB},
 		{"peak resident memory, four snapshots at once", four, "MiB", 2.5 * stateMiB},
 		{"slowest small request meanwhile", float64(worst.Milliseconds()), "ms", 0},
+	}, nil
+}
+
+// transferSize is the size of the upload and of the report that pass
+// through the proxy.
+const transferSize = 30 * mib
+
+// fakeService is the service behind the proxy of proxy-transfers: it
+// takes an upload whole, reading it as it comes, and serves a report of
+// transferSize bytes, streamed.
+func fakeService() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/items"):
+			n, _ := io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprintf(w, `{"id":"item_fake","received":%d}`, n)
+		case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/report"):
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Header().Set("Content-Length", strconv.Itoa(transferSize))
+			block := make([]byte, 64<<10)
+			copy(block, "%PDF-1.7\n")
+			for left := transferSize; left > 0; left -= len(block) {
+				if _, err := w.Write(block[:min(len(block), left)]); err != nil {
+					return
+				}
+				clear(block[:9])
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// proxyTransfers sends a 30 MiB upload, then asks for a 30 MiB report,
+// through the proxy.
+func proxyTransfers(b *binary) ([]figure, error) {
+	status, _, err := b.upload("fld_fake", "big.bin", transferSize, 'x', false)
+	if err != nil || status != http.StatusCreated {
+		return nil, fmt.Errorf("the upload through the proxy: %d %v", status, err)
+	}
+	afterUpload, err := b.peakMiB()
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequest("GET", b.url+"/v1/analyses/analysis_fake/report", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("x-api-key", key)
+	resp, err := b.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil || n != transferSize {
+		return nil, fmt.Errorf("the report through the proxy: %d bytes of %d, %v", n, transferSize, err)
+	}
+	afterReport, err := b.peakMiB()
+	if err != nil {
+		return nil, err
+	}
+	return []figure{
+		{"peak resident memory after a 30 MiB upload through the proxy", afterUpload, "MiB", 95},
+		{"peak resident memory after a 30 MiB report through the proxy", afterReport, "MiB", 95},
 	}, nil
 }
