@@ -83,6 +83,7 @@ type Proxy struct {
 	reqIDs  *idGen
 	forward *httputil.ReverseProxy
 	rec     *recording // nil without WithProxyRecording
+	answers *budget    // the memory of JSON answers read for their check
 
 	httpSrv   *http.Server
 	serveDone chan struct{}
@@ -218,13 +219,20 @@ func newProxy(target string, opts []ProxyOption) (*Proxy, error) {
 		APIKey: cfg.apiKey, Target: u.String(), cfg: cfg, target: u, check: check,
 		obs:    newProxyObservations(check, maxViolations),
 		record: newRequestRecord(cfg.recordSize, cfg.recordBytes),
-		reqIDs: newIDGen(nil, 0),
+		reqIDs: newIDGen(nil, 0), answers: &budget{left: maxHeldAnswers},
 	}
 	if cfg.recordPath != "" {
 		p.rec = newRecording(cfg.recordPath, cfg.recordBodies)
 	}
 	p.forward = &httputil.ReverseProxy{
-		Rewrite:        func(pr *httputil.ProxyRequest) { pr.SetURL(u) },
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(u)
+			// The transport asks for gzip itself and undoes it, so that
+			// the answer is checked and recorded as the JSON or the PDF it
+			// is: a client's Accept-Encoding would leave the bytes
+			// compressed, past the check and the key's redaction.
+			pr.Out.Header.Del("Accept-Encoding")
+		},
 		Transport:      &answerTimeout{next: upstreamTransport(cfg.cas), after: cfg.timeout},
 		FlushInterval:  -1, // stream: a long poll's answer, a report, as they come
 		ModifyResponse: p.observeAnswer,

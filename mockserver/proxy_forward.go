@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/profilesvc/profilesvc-go"
@@ -79,19 +80,24 @@ func (c *cancelOnClose) Close() error {
 }
 
 // captureReader passes a request's body through and keeps its first limit
-// bytes; overflow is set when there were more, eof when it was read to
-// its end; total counts the bytes read.
+// bytes. The transport may still be reading the body when the service has
+// answered (a 413 before the upload's end): the answer's check reads the
+// capture through snapshot, under the lock.
 type captureReader struct {
 	io.ReadCloser
-	limit    int
+	limit int
+
+	mu       sync.Mutex
 	buf      bytes.Buffer
-	overflow bool
-	eof      bool
-	total    int64
+	overflow bool  // there was more than limit
+	eof      bool  // the body was read to its end
+	total    int64 // the bytes read
 }
 
 func (c *captureReader) Read(p []byte) (int, error) {
 	n, err := c.ReadCloser.Read(p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.total += int64(n)
 	if n > 0 {
 		room := c.limit - c.buf.Len()
@@ -109,6 +115,28 @@ func (c *captureReader) Read(p []byte) (int, error) {
 		c.eof = true
 	}
 	return n, err
+}
+
+// capture is what a captureReader has seen of a body, at one moment.
+type capture struct {
+	data     []byte // a copy
+	overflow bool
+	eof      bool
+	total    int64
+}
+
+// whole reports whether data is the whole body.
+func (c capture) whole() bool { return c.eof && !c.overflow }
+
+// snapshot returns what the reader has seen so far; a nil reader has seen
+// no body.
+func (c *captureReader) snapshot() capture {
+	if c == nil {
+		return capture{eof: true}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return capture{data: bytes.Clone(c.buf.Bytes()), overflow: c.overflow, eof: c.eof, total: c.total}
 }
 
 // pdfSignature begins every PDF document: the check of a report reads no
@@ -143,42 +171,38 @@ func isJSON(contentType string) bool {
 // answer has begun. It reads what the check needs before any of it goes
 // on, so that the exchange is recorded, checked and counted by the time
 // the client has its answer: a JSON answer whole (up to
-// maxCheckedAnswerBody; a larger one goes on unchecked), of any other the
-// first bytes (a report streams on from there). Then the answer goes on,
-// the bytes read first and the rest as it comes.
+// maxCheckedAnswerBody, within the memory all answers under way may hold,
+// maxHeldAnswers; beyond either, it goes on unchecked), of any other the
+// first bytes (a report streams on from there). That reading is bounded
+// by the proxy's timeout too: a service that begins an answer and stalls
+// gets the client a 504, not a wait without end. An answer in a
+// Content-Encoding the proxy did not undo is passed on unchecked, and
+// recorded by its size and digest only. Then the answer goes on, the
+// bytes read first and the rest as it comes.
 func (p *Proxy) observeAnswer(resp *http.Response) error {
 	ex, _ := resp.Request.Context().Value(proxyExchangeKey{}).(*proxyExchange)
 	if ex == nil {
 		return nil
 	}
-	whole := isJSON(resp.Header.Get("Content-Type"))
-	var head []byte
-	var err error
-	if whole {
-		head, err = io.ReadAll(io.LimitReader(resp.Body, maxCheckedAnswerBody+1))
-	} else {
-		head, err = readPrefix(resp.Body, len(pdfSignature))
-	}
+	encoded := contentEncoded(resp.Header)
+	whole := isJSON(resp.Header.Get("Content-Type")) && !encoded
+	held := &heldAnswer{budget: p.answers}
+	head, complete, err := p.readHead(ex, resp, whole, encoded, held)
 	if err != nil {
-		return err // the service broke off: 502
+		held.release()
+		return err // 504 for a stall, 502 for a service that broke off
 	}
 	ex.answered = true
 	ex.headersAt = time.Now()
-	checked, checkable := head, true
-	if whole && len(head) > maxCheckedAnswerBody {
-		checked, checkable = head[:maxCheckedAnswerBody], false
-	}
 	header := resp.Header.Clone()
-	p.finishExchange(ex, resp.StatusCode, header, checked, whole, checkable)
-	body := struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	checkable := !encoded && (!whole || complete)
+	p.finishExchange(ex, resp.StatusCode, header, head, whole, checkable)
+	body := &closeHook{Reader: io.MultiReader(bytes.NewReader(head), resp.Body), Closer: resp.Body, hook: held.release}
 	resp.Body = body
 	if p.rec == nil {
 		return nil
 	}
-	if whole && checkable {
+	if whole && complete {
 		p.rec.add(p.harEntry(ex, resp.StatusCode, header, head, int64(len(head)), time.Now()))
 		return nil
 	}
@@ -193,11 +217,109 @@ func (p *Proxy) observeAnswer(resp *http.Response) error {
 		e.Response.Content.SHA256 = hex.EncodeToString(b.h.Sum(nil))
 		p.rec.add(e)
 	}}
-	if p.rec.bodies {
+	if p.rec.bodies && !encoded {
+		// An encoded body's bytes are never kept: the key could not be
+		// searched for in them.
 		hb.keep = &bytes.Buffer{}
 	}
 	resp.Body = hb
 	return nil
+}
+
+// readHead reads what the check needs of an answer, within what is left
+// of the proxy's timeout: a JSON answer whole, up to maxCheckedAnswerBody
+// and while held can take its bytes (complete is false when it could
+// not), of another the first len(pdfSignature) bytes, of an encoded one
+// nothing.
+func (p *Proxy) readHead(ex *proxyExchange, resp *http.Response, whole, encoded bool, held *heldAnswer) (head []byte, complete bool, err error) {
+	if encoded {
+		return nil, false, nil
+	}
+	left := p.cfg.timeout - time.Since(ex.start)
+	if left <= 0 {
+		_ = resp.Body.Close()
+		return nil, false, errUpstreamTimeout
+	}
+	var stalled atomic.Bool
+	timer := time.AfterFunc(left, func() {
+		stalled.Store(true)
+		_ = resp.Body.Close()
+	})
+	defer timer.Stop()
+	if whole {
+		head, complete, err = readWhole(resp.Body, held)
+	} else {
+		head, err = readPrefix(resp.Body, len(pdfSignature))
+	}
+	if stalled.Load() {
+		return nil, false, errUpstreamTimeout
+	}
+	return head, complete, err
+}
+
+// readWhole reads a JSON answer up to maxCheckedAnswerBody, taking each
+// piece from held's budget first; complete is false when it stopped
+// before the end, for either bound.
+func readWhole(r io.Reader, held *heldAnswer) ([]byte, bool, error) {
+	var buf []byte
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(chunk)
+		if n > 0 {
+			if len(buf)+n > maxCheckedAnswerBody || !held.take(n) {
+				return append(buf, chunk[:n]...), false, nil
+			}
+			buf = append(buf, chunk[:n]...)
+		}
+		if errors.Is(err, io.EOF) {
+			return buf, true, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+// maxHeldAnswers is the memory the JSON answers read whole for their
+// check may hold at once, all requests together.
+const maxHeldAnswers = 256 << 20
+
+// heldAnswer is the share of maxHeldAnswers one answer holds, given back
+// once the answer has gone on.
+type heldAnswer struct {
+	budget *budget
+	n      int64
+	once   sync.Once
+}
+
+func (h *heldAnswer) take(n int) bool {
+	if !h.budget.take(int64(n)) {
+		return false
+	}
+	h.n += int64(n)
+	return true
+}
+
+func (h *heldAnswer) release() { h.once.Do(func() { h.budget.give(h.n) }) }
+
+// closeHook calls hook once the body is closed.
+type closeHook struct {
+	io.Reader
+	io.Closer
+	hook func()
+}
+
+func (c *closeHook) Close() error {
+	err := c.Closer.Close()
+	c.hook()
+	return err
+}
+
+// contentEncoded reports an answer in a Content-Encoding other than
+// identity: one the transport did not undo.
+func contentEncoded(h http.Header) bool {
+	ce := strings.TrimSpace(h.Get("Content-Encoding"))
+	return ce != "" && !strings.EqualFold(ce, "identity")
 }
 
 // folderItems is the route of uploads, whose entries a recording ties to
@@ -249,22 +371,22 @@ func (p *Proxy) harPostData(ex *proxyExchange) (*harPostData, int64) {
 	}
 	ct := ex.header.Get("Content-Type")
 	pd := &harPostData{MimeType: ct}
-	data := ex.body.buf.Bytes()
+	c := ex.body.snapshot()
 	switch {
 	case ex.upload != nil:
 		pd.SHA256, _ = ex.upload.result()
-		if p.rec.bodies && !ex.body.overflow {
-			pd.Text, pd.Encoding = base64.StdEncoding.EncodeToString(redactSecret(data, ex.key)), "base64"
+		if p.rec.bodies && c.whole() {
+			pd.Text, pd.Encoding = base64.StdEncoding.EncodeToString(redactSecret(c.data, ex.key)), "base64"
 		}
-	case ex.body.overflow:
-		// Larger than what is kept: its size only.
+	case !c.whole():
+		// Larger than what is kept, or not sent whole: its size only.
 	default:
-		pd.Text, pd.Encoding = inlineBody(ct, data, ex.key, p.rec.bodies)
+		pd.Text, pd.Encoding = inlineBody(ct, c.data, ex.key, p.rec.bodies)
 		if pd.Text == "" || pd.Encoding != "" {
-			pd.SHA256 = sha256Hex(data)
+			pd.SHA256 = sha256Hex(c.data)
 		}
 	}
-	return pd, ex.body.total
+	return pd, c.total
 }
 
 // uploadInfo ties an upload's entry to its item: the digest of its
@@ -281,12 +403,12 @@ func uploadInfo(ex *proxyExchange, answer []byte) *harUploadInfo {
 	switch {
 	case ex.upload != nil:
 		info.SHA256, _ = ex.upload.result()
-	case ex.body != nil && !ex.body.overflow:
+	case ex.body != nil && ex.body.snapshot().whole():
 		var req struct {
 			Type    profilesvc.ItemType `json:"type"`
 			Content json.RawMessage     `json:"content"`
 		}
-		if json.Unmarshal(ex.body.buf.Bytes(), &req) == nil && len(req.Content) > 0 {
+		if json.Unmarshal(ex.body.snapshot().data, &req) == nil && len(req.Content) > 0 {
 			info.SHA256, _ = itemDigest(req.Type, req.Content)
 		}
 	}
@@ -310,10 +432,10 @@ func (p *Proxy) finishExchange(ex *proxyExchange, status int, header http.Header
 	check := p.check.Check
 	var reqBody []byte
 	if ex.body != nil {
-		if ex.body.overflow || !ex.body.eof {
-			check = p.check.CheckAnswer // the request's body was not kept whole
+		if c := ex.body.snapshot(); c.whole() {
+			reqBody = c.data
 		} else {
-			reqBody = ex.body.buf.Bytes()
+			check = p.check.CheckAnswer // the request's body was not kept whole
 		}
 	}
 	err := check(context.Background(), openapicheck.Exchange{
@@ -354,13 +476,14 @@ func (p *Proxy) recordExchange(ex *proxyExchange, status int, requestID string) 
 		rawQuery: redactSecretString(ex.rawQuery, ex.key), header: header, status: status,
 	}
 	if ex.body != nil {
-		b := ex.body.buf.Bytes()
+		c := ex.body.snapshot()
+		b := c.data
 		if len(b) > maxRecordedBody {
 			b = b[:maxRecordedBody]
 		}
 		e.body = bytes.Clone(redactSecret(b, ex.key))
-		e.bodyTruncated = ex.body.overflow || ex.body.buf.Len() > maxRecordedBody
-		e.bodySize = ex.body.total
+		e.bodyTruncated = c.overflow || len(c.data) > maxRecordedBody
+		e.bodySize = c.total
 	}
 	p.record.add(ex.gen, e)
 }

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -60,9 +59,14 @@ const maxInlineBody = 1 << 20
 // the multipart framing.
 const maxRecordedUpload = DefaultMaxUploadSize + 1<<20
 
-// maxRecordingBytes bounds the bodies a recording holds in memory; past
-// it, entries keep their sizes and digests only.
-const maxRecordingBytes = 256 << 20
+// maxRecordingBytes bounds what a recording holds in memory; past it,
+// entries keep their bodies' sizes and digests only. maxRecordingEntries
+// bounds its entries; past it, exchanges are counted, not kept (the
+// archive's comment says how many).
+const (
+	maxRecordingBytes   = 256 << 20
+	maxRecordingEntries = 200_000
+)
 
 // WithProxyRecording records the exchanges the proxy forwards to path, an
 // HTTP Archive written at shutdown and on POST /_mock/recording. The
@@ -87,6 +91,7 @@ type harContent struct {
 	Version string     `json:"version"`
 	Creator harCreator `json:"creator"`
 	Entries []harEntry `json:"entries"`
+	Comment string     `json:"comment,omitempty"`
 }
 
 type harCreator struct {
@@ -170,7 +175,8 @@ type recording struct {
 
 	mu      sync.Mutex
 	entries []harEntry
-	held    int64 // the bytes of bodies the entries hold
+	held    int64 // the bytes the entries hold
+	dropped int   // entries not kept, past maxRecordingEntries
 
 	writeMu sync.Mutex // one write of the file at a time
 }
@@ -183,6 +189,10 @@ func newRecording(path string, bodies bool) *recording {
 func (rec *recording) add(e harEntry) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
+	if len(rec.entries) >= maxRecordingEntries {
+		rec.dropped++
+		return
+	}
 	size := int64(len(e.Response.Content.Text))
 	if e.Request.PostData != nil {
 		size += int64(len(e.Request.PostData.Text))
@@ -194,6 +204,14 @@ func (rec *recording) add(e harEntry) {
 		}
 		size = 0
 	}
+	// What the entry holds beside its bodies counts too: its URL and
+	// headers, which a service may make large.
+	size += int64(256 + len(e.Request.URL))
+	for _, h := range [][]harNameValue{e.Request.Headers, e.Response.Headers, e.Request.QueryString} {
+		for _, nv := range h {
+			size += int64(len(nv.Name) + len(nv.Value))
+		}
+	}
 	rec.held += size
 	rec.entries = append(rec.entries, e)
 }
@@ -202,7 +220,11 @@ func (rec *recording) add(e harEntry) {
 func (rec *recording) har() harLog {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	return harLog{Log: harContent{Version: "1.2", Creator: harCreator{Name: "profilesvc-mock", Version: profilesvc.Version}, Entries: slices.Clone(rec.entries)}}
+	h := harLog{Log: harContent{Version: "1.2", Creator: harCreator{Name: "profilesvc-mock", Version: profilesvc.Version}, Entries: slices.Clone(rec.entries)}}
+	if rec.dropped > 0 {
+		h.Log.Comment = fmt.Sprintf("%d later exchanges were not recorded: a recording keeps %d", rec.dropped, maxRecordingEntries)
+	}
+	return h
 }
 
 // encode returns the archive in JSON.
@@ -227,9 +249,8 @@ func (rec *recording) write() ([]byte, error) {
 	if err != nil || rec.path == "" {
 		return data, err
 	}
-	part := rec.path + ".part"
-	if err := writeSynced(part, data, 0o600); err != nil {
-		_ = os.Remove(part)
+	part, err := writeSynced(rec.path, data)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRecordingNotSaved, err)
 	}
 	if err := os.Rename(part, rec.path); err != nil {
@@ -240,26 +261,35 @@ func (rec *recording) write() ([]byte, error) {
 	return data, nil
 }
 
-// writeSynced writes data to a new file at path and syncs it.
-func writeSynced(path string, data []byte, mode fs.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+// writeSynced writes data to a new file beside path, made for the write
+// (never one that exists, nor through a link someone left there), syncs
+// it, and returns its name; on an error, nothing is left behind.
+func writeSynced(path string, data []byte) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.part")
 	if err != nil {
-		return err
+		return "", err
+	}
+	name := f.Name()
+	fail := func(err error) (string, error) {
+		f.Close()
+		os.Remove(name)
+		return "", err
 	}
 	w := bufio.NewWriter(f)
 	if _, err := w.Write(data); err != nil {
-		f.Close()
-		return err
+		return fail(err)
 	}
 	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
+		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+		return fail(err)
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
 }
 
 // checkRecordingPath checks, at start, that the recording can be written
@@ -423,7 +453,7 @@ func harHeaders(h http.Header, key string) []harNameValue {
 			if http.CanonicalHeaderKey(name) == "X-Api-Key" {
 				v = redactedValue
 			}
-			out = append(out, harNameValue{Name: name, Value: redactSecretString(v, key)})
+			out = append(out, harNameValue{Name: redactSecretString(name, key), Value: redactSecretString(v, key)})
 		}
 	}
 	return out

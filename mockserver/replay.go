@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/profilesvc/profilesvc-go"
 	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 	"github.com/profilesvc/profilesvc-go/internal/filelimit"
+	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
 	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 )
 
@@ -104,6 +104,9 @@ func loadReplay(path string) (*replay, error) {
 		}
 		if a.Status != profilesvc.AnalysisCompleted && a.Status != profilesvc.AnalysisFailed {
 			continue
+		}
+		if err := checkRecordedAnalysis(&a); err != nil {
+			return nil, fmt.Errorf("the recording %s: entries[%d].response.content.text: %w", path, i, err)
 		}
 		if _, seen := byID[a.ID]; !seen {
 			order = append(order, a.ID)
@@ -275,15 +278,48 @@ func (ra *recordedAnalysis) result(in engine.Input, itemIDs []string) (engine.Re
 	return res, nil
 }
 
-// rewriteIDs replaces each recorded ID in s with the mock's.
+// rewriteIDs replaces each recorded ID in s with the mock's: where it
+// stands as a whole token (ASCII letters, digits, "_", "-", "." and "~",
+// a final "." or "~" left out), so that "item_1" is not rewritten inside
+// "item_10". Only IDs of the service's form (a prefix, "_", and more) are
+// rewritten: a recorded ID that is a plain word would rewrite that word
+// wherever the result says it.
 func rewriteIDs(s string, ids map[string]string) string {
-	pairs := make([]string, 0, 2*len(ids))
-	for _, old := range slices.Sorted(mapsKeys(ids)) {
-		if old != "" && ids[old] != "" {
-			pairs = append(pairs, old, ids[old])
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !isIDByte(s[i]) {
+			i++
+			continue
 		}
+		j := i
+		for j < len(s) && isIDByte(s[j]) {
+			j++
+		}
+		tok := strings.TrimRight(s[i:j], ".~")
+		if to, ok := ids[tok]; ok && idForm(tok) && to != "" {
+			b.WriteString(s[last:i])
+			b.WriteString(to)
+			last = i + len(tok)
+		}
+		i = j
 	}
-	return strings.NewReplacer(pairs...).Replace(s)
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isIDByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.' || c == '~'
+}
+
+// idForm reports whether s has the form of the service's IDs: a prefix,
+// "_", and more.
+func idForm(s string) bool {
+	i := strings.IndexByte(s, '_')
+	return i > 0 && i < len(s)-1
 }
 
 // replayWarning tells of a recording that replays nothing.
@@ -293,4 +329,57 @@ func (s *Server) replayWarning(msg string) {
 		l = slog.Default()
 	}
 	l.Warn(msg)
+}
+
+// checkRecordedAnalysis holds the parts of a recorded analysis that a
+// replay serves to the service's document, as the mock's own answers are
+// held: a replayed result the document refuses would make the mock answer
+// what the service could not. Each part is checked as the mock would
+// serve it (decoded, so that a field the document does not list is
+// dropped); the error names the part and the field.
+func checkRecordedAnalysis(a *profilesvc.Analysis) error {
+	v, err := openapicheck.New()
+	if err != nil {
+		return err
+	}
+	type part struct {
+		name, schema string
+		value        any
+	}
+	var parts []part
+	if a.RiskAssessment != nil {
+		parts = append(parts, part{"riskAssessment", "RiskAssessment", a.RiskAssessment})
+	}
+	if a.SystemMetadata != nil {
+		parts = append(parts, part{"systemMetadata", "SystemMetadata", a.SystemMetadata})
+	}
+	if len(a.ExtractedData) > 0 {
+		parts = append(parts, part{"extractedData", "ExtractedData", json.RawMessage(a.ExtractedData)})
+	}
+	for k, r := range a.RawActionResults {
+		parts = append(parts, part{"rawActionResults/" + k, "RawActionResult", r})
+	}
+	for i, e := range a.AgentAuditLog {
+		parts = append(parts, part{fmt.Sprintf("agentAuditLog/%d", i), "AuditLogEntry", e})
+	}
+	for i, f := range a.Findings {
+		parts = append(parts, part{fmt.Sprintf("findings/%d", i), "Finding", f})
+	}
+	for i, r := range a.Recommendations {
+		parts = append(parts, part{fmt.Sprintf("recommendations/%d", i), "Recommendation", r})
+	}
+	for _, p := range parts {
+		raw, err := json.Marshal(p.value)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		var ms openapicheck.Mismatches
+		if err := v.CheckSchema(p.schema, raw); errors.As(err, &ms) && len(ms) > 0 {
+			field := strings.TrimSpace(strings.TrimPrefix(ms[0].Field, "body"))
+			return fmt.Errorf("the analysis disagrees with api/openapi.yaml: /%s%s: %s", p.name, field, ms[0].Problem)
+		} else if err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
+	return nil
 }
