@@ -22,8 +22,8 @@ type Result struct {
 	// PlaybookID and Engine, when set, become the analysis's playbookId
 	// and engine: a result replayed from a recording of the service
 	// carries the service's.
-	PlaybookID string
-	Engine     profilesvc.Object
+	PlaybookID string            `json:",omitempty"`
+	Engine     profilesvc.Object `json:",omitempty"`
 	// Facts are what the result's sentences say, as data, and what the
 	// engine read of each document, for the mock server's report; the
 	// analysis the API returns does not carry them. Default fills them;
