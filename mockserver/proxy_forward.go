@@ -208,7 +208,7 @@ func (p *Proxy) observeAnswer(resp *http.Response) error {
 	}
 	// Streamed: recorded once it has passed, with its size and digest.
 	status := resp.StatusCode
-	hb := &bodyHasher{ReadCloser: body, h: sha256.New(), done: func(b *bodyHasher) {
+	hb := &bodyHasher{ReadCloser: body, h: sha256.New(), length: resp.ContentLength, done: func(b *bodyHasher) {
 		var kept []byte
 		if b.keep != nil {
 			kept = b.keep.Bytes()

@@ -412,15 +412,19 @@ func (t *uploadTap) result() (string, int64) {
 }
 
 // bodyHasher counts and hashes an answer's body as it streams to the
-// client, keeping its bytes only when asked to; done is called once, at
-// Close.
+// client, keeping its bytes only when asked to. done is called once: as
+// soon as the body's last byte has been read from the service (its
+// Content-Length reached, or its end), before that byte goes on to the
+// client, so that the entry is in the recording by the time the client
+// has the whole answer; else at Close, for a body cut short.
 type bodyHasher struct {
 	io.ReadCloser
 	h      hash.Hash
 	size   int64
+	length int64 // the Content-Length, or -1
 	keep   *bytes.Buffer
 	done   func(*bodyHasher)
-	closed bool
+	called bool
 }
 
 func (b *bodyHasher) Read(p []byte) (int, error) {
@@ -432,16 +436,23 @@ func (b *bodyHasher) Read(p []byte) (int, error) {
 			b.keep.Write(p[:n])
 		}
 	}
+	if errors.Is(err, io.EOF) || b.length >= 0 && b.size >= b.length {
+		b.finish()
+	}
 	return n, err
 }
 
 func (b *bodyHasher) Close() error {
 	err := b.ReadCloser.Close()
-	if !b.closed {
-		b.closed = true
+	b.finish()
+	return err
+}
+
+func (b *bodyHasher) finish() {
+	if !b.called {
+		b.called = true
 		b.done(b)
 	}
-	return err
 }
 
 // harHeaders lists headers for a recording, sorted, every value of the
