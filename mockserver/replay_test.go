@@ -187,3 +187,42 @@ func TestReplayRefusesARecordingItCannotRead(t *testing.T) {
 	require.NoError(t, err, "a recording of no analysis is accepted")
 	srv.Close()
 }
+
+// TestReplayMatchesItemsRecordedWithoutDigestByTypeAndName replays a
+// recording that holds no upload (the items were uploaded before it
+// began): the recorded analysis's items match the mock's by type and
+// name, and the replayed analysis carries the recorded playbook and
+// engine.
+func TestReplayMatchesItemsRecordedWithoutDigestByTypeAndName(t *testing.T) {
+	t.Parallel()
+	analysis := map[string]any{
+		"id": "analysis_rec1", "profileId": "pf_rec1", "status": "completed", "playbookId": "PB-0042",
+		"engine":      map[string]any{"name": "service-engine", "version": "7"},
+		"targetItems": []any{map[string]any{"itemId": "item_rec1", "name": "passport.txt", "type": "text", "sourceRef": nil}},
+		"findings":    []any{map[string]any{"id": "af_rec1", "category": "identity", "result": "passed", "details": "item_rec1 was read by the service", "sortOrder": 0}},
+	}
+	text, err := json.Marshal(analysis)
+	require.NoError(t, err)
+	entry, err := json.Marshal(map[string]any{
+		"request":  map[string]any{"method": "GET", "url": "https://svc.example/base/v1/analyses/analysis_rec1"},
+		"response": map[string]any{"status": 200, "content": map[string]any{"mimeType": "application/json", "text": string(text)}},
+	})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "named.har")
+	require.NoError(t, os.WriteFile(path, []byte(`{"log":{"version":"1.2","entries":[`+string(entry)+`]}}`), 0o600))
+
+	srv := newServer(t, mockserver.WithReplayFile(path), mockserver.WithReplayStrict())
+	c := srv.Client()
+	p, err := c.CreateProfile(t.Context(), mockserver.DefaultWorkflowID, profilesvc.CreateProfileParams{Name: "Named"})
+	require.NoError(t, err)
+	it, err := c.CreateTextItem(t.Context(), p.DefaultFolder().ID, "whatever the text", profilesvc.CreateItemParams{Name: "passport.txt"})
+	require.NoError(t, err)
+	id, err := c.StartAnalysis(t.Context(), p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{it.ID}})
+	require.NoError(t, err)
+	a := waitEnded(t, c, id)
+	require.Equal(t, profilesvc.AnalysisCompleted, a.Status, "the item matched by type and name: %v", a.Error)
+	assert.Equal(t, "PB-0042", a.PlaybookID)
+	assert.Equal(t, "service-engine", a.Engine["name"])
+	require.Len(t, a.Findings, 1)
+	assert.Equal(t, it.ID+" was read by the service", a.Findings[0].Details, "the recorded item ID is the mock's")
+}
