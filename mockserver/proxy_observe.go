@@ -232,7 +232,7 @@ func (o *proxyObservations) addViolation(v Violation) {
 func (o *proxyObservations) violationList() ViolationList {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return ViolationList{Count: len(o.violations), Dropped: o.dropped, Items: slices.Clone(o.violations)}
+	return ViolationList{Count: len(o.violations), Dropped: o.dropped, Items: append([]Violation{}, o.violations...)}
 }
 
 func (o *proxyObservations) conformance(target string) *Conformance {

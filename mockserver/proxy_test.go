@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/openapicheck"
 	"github.com/profilesvc/profilesvc-go/mockserver"
 	"github.com/profilesvc/profilesvc-go/mockserver/engine"
 )
@@ -362,6 +363,8 @@ func TestProxyVerifiesTheServicesCertificate(t *testing.T) {
 func TestProxyControlRoutes(t *testing.T) {
 	t.Parallel()
 	upstream, p := newProxyPair(t)
+	control, err := openapicheck.NewMockControl()
+	require.NoError(t, err)
 	tests := []struct {
 		name, method, path, key string
 		wantStatus              int
@@ -381,6 +384,7 @@ func TestProxyControlRoutes(t *testing.T) {
 		{"no such control route", "GET", "/_mock/nothing", "proxy-key", 404, profilesvc.CodeNotFound},
 		{"a path outside the service's", "GET", "/storage/items/item_1/original", upstream.APIKey, 404, profilesvc.CodeNotFound},
 		{"clearing the record", "DELETE", "/_mock/requests", "proxy-key", 204, ""},
+		{"a recording it does not keep", "POST", "/_mock/recording", "proxy-key", 409, mockserver.CodeNotRecording},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -395,6 +399,15 @@ func TestProxyControlRoutes(t *testing.T) {
 			body, _ := io.ReadAll(resp.Body)
 			require.Equal(t, tt.wantStatus, resp.StatusCode, "%s", body)
 			assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
+			if strings.HasPrefix(tt.path, "/_mock/") && tt.wantCode != profilesvc.CodeNotFound {
+				// The proxy's control answers are those of the control
+				// API's document.
+				err := control.Check(t.Context(), openapicheck.Exchange{Method: tt.method, URL: tt.path, Header: req.Header,
+					Status: resp.StatusCode, ResponseHeader: resp.Header, ResponseBody: body})
+				if !errors.Is(err, openapicheck.ErrNotInDocument) {
+					assert.NoError(t, err, "the answer disagrees with api/mock-control.yaml")
+				}
+			}
 			if tt.wantCode != "" {
 				assert.Equal(t, tt.wantCode, decodeErrorBody(t, body).Code)
 			}
