@@ -3,6 +3,7 @@ package profilesvc
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,6 +57,20 @@ func RouteTemplate(ctx context.Context) string {
 	return ""
 }
 
+// Attempt returns which attempt of its call the request of ctx is: 1 for
+// the first, 2 for the first retry, and so on; 0 for a context no attempt
+// of a call made. A middleware reads it from the request's context, to
+// tell a retry from the first attempt (OpenTelemetry's
+// http.request.resend_count is Attempt - 1). It counts what the client
+// sent, each attempt once, whatever its middleware does with it.
+func Attempt(ctx context.Context) int {
+	n, _ := ctx.Value(attemptKey{}).(int)
+	return n
+}
+
+// attemptKey carries an attempt's number in its request's context.
+type attemptKey struct{}
+
 // callKey carries a call's *callInfo in the context of its requests.
 type callKey struct{}
 
@@ -68,4 +83,6 @@ type callInfo struct {
 	timeout time.Duration
 	// middleware is the call's own, run after the client's.
 	middleware []Middleware
+	// attempts counts the call's attempts, for Attempt.
+	attempts atomic.Int32
 }

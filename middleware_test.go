@@ -52,6 +52,28 @@ func TestMiddleware_RunsOncePerAttempt(t *testing.T) {
 	assert.Len(t, srv.requests(), 3)
 }
 
+func TestAttempt_NumbersEachAttemptOfACall(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, answerInTurn(answerStatus(503), answerStatus(502), answerOK, answerOK))
+	var mu sync.Mutex
+	var seen []int
+	record := func(req *http.Request, next MiddlewareNext) (*http.Response, error) {
+		mu.Lock()
+		seen = append(seen, Attempt(req.Context()))
+		mu.Unlock()
+		return next(req)
+	}
+	c := srv.client(t, WithMiddleware(record))
+	_, err := c.GetProfile(t.Context(), "pf_1")
+	require.NoError(t, err)
+	_, err = c.GetProfile(t.Context(), "pf_1")
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []int{1, 2, 3, 1}, seen, "the attempts of the first call, then the second call's first")
+	assert.Zero(t, Attempt(t.Context()), "a context no attempt made")
+}
+
 func TestMiddleware_SeesTheRequestAndCanChangeIt(t *testing.T) {
 	t.Parallel()
 	srv := newTestServer(t, answerOK)

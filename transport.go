@@ -37,6 +37,9 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		d = info.timeout
 	}
 	parent := req.Context()
+	if info != nil {
+		parent = context.WithValue(parent, attemptKey{}, int(info.attempts.Add(1)))
+	}
 	ctx, cancel := parent, context.CancelFunc(func() {})
 	if d > 0 {
 		ctx, cancel = context.WithTimeoutCause(parent, d, errAttemptTimeout)
@@ -51,7 +54,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 			},
 		})
 	}
-	if ctx != parent {
+	if ctx != req.Context() {
 		req = req.WithContext(ctx)
 	}
 
