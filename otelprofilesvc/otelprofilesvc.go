@@ -32,6 +32,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 )
 
 // instrumentationName names the tracer and the meter.
@@ -128,12 +129,16 @@ type middleware struct {
 // attempt traces and measures one attempt.
 func (m *middleware) attempt(req *http.Request, next profilesvc.MiddlewareNext) (*http.Response, error) {
 	ctx := req.Context()
-	route := profilesvc.RouteTemplate(ctx)
-	name := req.Method
-	if route != "" {
+	route := routeTemplate(ctx)
+	method := knownMethod(req.Method)
+	name := method
+	switch {
+	case method == "_OTHER":
+		name = "HTTP"
+	case route != "":
 		name += " " + route
 	}
-	attrs := requestAttributes(req, route)
+	attrs := requestAttributes(req, method, route)
 	spanAttrs := attrs
 	if n := profilesvc.Attempt(ctx); n > 1 {
 		spanAttrs = append(spanAttrs, keyResendCount.Int(n-1))
@@ -152,8 +157,11 @@ func (m *middleware) attempt(req *http.Request, next profilesvc.MiddlewareNext) 
 
 	var outcome []attribute.KeyValue
 	switch {
-	case err != nil:
-		kind := transportErrorKind(err)
+	case err != nil || resp == nil:
+		kind := "no_answer" // a middleware inside that gave neither
+		if err != nil {
+			kind = transportErrorKind(req.Context(), err)
+		}
 		outcome = append(outcome, keyErrorType.String(kind))
 		span.SetStatus(codes.Error, kind)
 	default:
@@ -173,10 +181,41 @@ func (m *middleware) attempt(req *http.Request, next profilesvc.MiddlewareNext) 
 	return resp, err
 }
 
+// routeTemplate is the call's route template when it is one of the
+// service's (internal/apiroutes): a request sent with Client.Do has its
+// path as given, IDs and all, which must name no span nor metric.
+func routeTemplate(ctx context.Context) string {
+	route := profilesvc.RouteTemplate(ctx)
+	if _, ok := templates[route]; ok {
+		return route
+	}
+	return ""
+}
+
+// templates are the route templates of the service and of the mock.
+var templates = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, r := range append(apiroutes.All(), apiroutes.Mock()...) {
+		m[r.Path] = struct{}{}
+	}
+	return m
+}()
+
+// knownMethod is the method as OpenTelemetry's conventions name it: one
+// of HTTP's, or _OTHER.
+func knownMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return m
+	}
+	return "_OTHER"
+}
+
 // requestAttributes are the low-cardinality attributes of a request: its
 // method, its server and its route template.
-func requestAttributes(req *http.Request, route string) []attribute.KeyValue {
-	attrs := []attribute.KeyValue{keyMethod.String(req.Method)}
+func requestAttributes(req *http.Request, method, route string) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{keyMethod.String(method)}
 	host, port := req.URL.Hostname(), req.URL.Port()
 	if host != "" {
 		attrs = append(attrs, keyServerAddress.String(host))
@@ -214,7 +253,10 @@ func longPollTimeout(req *http.Request) (int, bool) {
 const maxErrorBody = 64 << 10
 
 // errorCode returns the code of the service's error body ({"error":
-// {"code": ...}}), or the status code as text when the answer has none.
+// {"code": ...}}) when it is one the SDK knows (knownCodes), or the status
+// code as text: a code the server makes up (a request ID in it, the key
+// echoed) would give the metric a series per value, and could carry a
+// secret.
 func errorCode(resp *http.Response) string {
 	fallback := strconv.Itoa(resp.StatusCode)
 	if resp.Body == nil || resp.Body == http.NoBody {
@@ -233,24 +275,46 @@ func errorCode(resp *http.Response) string {
 			Code string `json:"code"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(head, &body) != nil || body.Error.Code == "" || len(body.Error.Code) > 64 {
+	if json.Unmarshal(head, &body) != nil {
+		return fallback
+	}
+	if _, ok := knownCodes[body.Error.Code]; !ok {
 		return fallback
 	}
 	return body.Error.Code
 }
 
+// knownCodes are the error codes the SDK knows: those of the interface
+// document, and those it gives where the document is silent.
+var knownCodes = map[string]struct{}{
+	profilesvc.CodeUnauthorized: {}, profilesvc.CodeInvalidItemIDs: {}, profilesvc.CodeReportNotAvailable: {},
+	profilesvc.CodeCannotModifyDefaultFolder: {}, profilesvc.CodeCannotDeleteDefaultFolder: {},
+	profilesvc.CodeProfileNotFound: {}, profilesvc.CodeFolderNotFound: {}, profilesvc.CodeItemNotFound: {},
+	profilesvc.CodeAnalysisNotFound: {}, profilesvc.CodeAnalysisInProgress: {}, profilesvc.CodeProfileNotFoundSVC: {},
+	profilesvc.CodeFolderNotFoundSVC: {}, profilesvc.CodeValidation: {}, profilesvc.CodeWorkflowNotFound: {},
+	profilesvc.CodeNotFound: {}, profilesvc.CodeMethodNotAllowed: {}, profilesvc.CodeUnsupportedMediaType: {},
+	profilesvc.CodePayloadTooLarge: {}, profilesvc.CodeRateLimited: {}, profilesvc.CodeInternal: {},
+	profilesvc.CodeServiceUnavailable: {},
+}
+
 // transportErrorKind names the kind of a transport error, with few
-// values: timeout, canceled, connection_refused, connection_reset,
-// dns_error, tls_error, or the error's Go type.
-func transportErrorKind(err error) string {
+// values: timeout (the attempt's time limit, the caller's deadline, or the
+// network's), canceled, connection_closed, connection_refused,
+// connection_reset, dns_error, tls_error, or the error's Go type. ctx is
+// the attempt's: its end says more than an error that carries its cause.
+func transportErrorKind(ctx context.Context, err error) string {
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
 	var netErr net.Error
 	switch {
-	case errors.Is(err, context.Canceled):
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(ctx.Err(), context.Canceled), errors.Is(err, context.Canceled):
 		return "canceled"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return "timeout"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection_closed"
 	case errors.As(err, &dnsErr):
 		return "dns_error"
 	case errors.As(err, &opErr) && opErr.Op == "dial":

@@ -1,5 +1,8 @@
 package otelprofilesvc_test
 
+// The middleware against hostile answers and callers: what reaches the
+// telemetry, and how failures are named.
+
 import (
 	"context"
 	"errors"
@@ -16,12 +19,9 @@ import (
 	"github.com/profilesvc/profilesvc-go"
 )
 
-// BUG: the API key, echoed by the server as its error code, lands in
-// error.type (span attribute, span status description, metric attribute).
-// Cause: otelprofilesvc/otelprofilesvc.go:239 returns body.Error.Code as
-// sent (only bounded to 64 bytes), used at :163/:165/:171; unlike
-// APIError.Body, nothing masks the key.
-func TestBugKeyEchoedAsErrorCodeLeaks(t *testing.T) {
+// TestAnEchoedKeyIsNoErrorType: the API key, echoed by the server as its error code, reaches no span
+// nor metric: only codes the SDK knows name error.type.
+func TestAnEchoedKeyIsNoErrorType(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		errorJSON(w, 500, req.Header.Get("x-api-key"), "bad key "+req.Header.Get("x-api-key"))
@@ -33,13 +33,9 @@ func TestBugKeyEchoedAsErrorCodeLeaks(t *testing.T) {
 	assert.NotContains(t, r.telemetry(t), hostileKey, "the key is in the telemetry")
 }
 
-// BUG: error.type on the metric is whatever code the server sends (any
-// string up to 64 bytes): a server (or proxy) putting a request ID in its
-// code creates one metric series per request: unbounded cardinality,
-// against the README's "same low-cardinality attributes".
-// Cause: otelprofilesvc/otelprofilesvc.go:239 (no allow-list/shape check),
-// recorded on the histogram at :171.
-func TestBugServerChosenCodeIsUnboundedCardinality(t *testing.T) {
+// TestErrorTypeStaysLowCardinality: codes a server makes up (a request ID in each) give no metric series
+// of their own: error.type is then the status code.
+func TestErrorTypeStaysLowCardinality(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int64
 	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -52,13 +48,9 @@ func TestBugServerChosenCodeIsUnboundedCardinality(t *testing.T) {
 	assert.LessOrEqual(t, len(r.durationPoints(t)), 5, "one metric series per distinct server-chosen code")
 }
 
-// BUG: a call sent with Client.Do names its span, url.template and the
-// metric after the path as given, IDs included ("GET /profiles/pf_secret123"),
-// against the package doc ("never its IDs", "nor a URL with IDs").
-// Cause: otelprofilesvc/otelprofilesvc.go:134 and :196 use
-// profilesvc.RouteTemplate, which for Do is the raw path (middleware.go:48-51,
-// client.go r.route = path).
-func TestBugDoPutsIDsInSpanNameAndMetric(t *testing.T) {
+// TestDoNamesNoIDs: a call sent with Client.Do, whose path is not a route template, names
+// its span by its method alone, with no url.template.
+func TestDoNamesNoIDs(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -72,16 +64,9 @@ func TestBugDoPutsIDsInSpanNameAndMetric(t *testing.T) {
 	assert.False(t, strings.Contains(all, "pf_secret123"), "an ID in the telemetry: %s", s.Name())
 }
 
-// BUG: an attempt that runs out of its own time limit (WithRequestTimeout,
-// WithTimeout, a long poll's) gets error.type "*errors.errorString", not
-// "timeout" as the README promises. The SDK's attempt context is made with
-// context.WithTimeoutCause(..., errAttemptTimeout) (transport.go:45), and
-// net/http returns that cause, a plain errors.New that is neither
-// context.DeadlineExceeded nor a net.Error: transportErrorKind
-// (otelprofilesvc/otelprofilesvc.go:252) misses it and falls to the Go type
-// name, the same one a server's EOF gets. The middleware could look at
-// req.Context().Err() instead.
-func TestBugAttemptTimeoutIsNotTimeout(t *testing.T) {
+// TestAnAttemptOutOfTimeIsATimeout: an attempt that runs out of its own time limit (WithRequestTimeout,
+// WithTimeout, a long poll's) has error.type "timeout".
+func TestAnAttemptOutOfTimeIsATimeout(t *testing.T) {
 	t.Parallel()
 	block := make(chan struct{})
 	t.Cleanup(func() { close(block) })
@@ -97,11 +82,8 @@ func TestBugAttemptTimeoutIsNotTimeout(t *testing.T) {
 	assert.Equal(t, "timeout", attrs(r.spans.Ended()[0])["error.type"].AsString())
 }
 
-// BUG: a caller's context canceled with a cause (context.WithCancelCause)
-// gets error.type "*errors.errorString", not "canceled": net/http returns
-// context.Cause, and transportErrorKind (otelprofilesvc/otelprofilesvc.go:250)
-// only checks errors.Is(err, context.Canceled). Same root cause as above.
-func TestBugCancelWithCauseIsNotCanceled(t *testing.T) {
+// TestACancelWithACauseIsCanceled: a caller's context canceled with a cause gives error.type "canceled".
+func TestACancelWithACauseIsCanceled(t *testing.T) {
 	t.Parallel()
 	arrived := make(chan struct{}, 1)
 	block := make(chan struct{})
@@ -123,12 +105,9 @@ func TestBugCancelWithCauseIsNotCanceled(t *testing.T) {
 	assert.Equal(t, "canceled", attrs(r.spans.Ended()[0])["error.type"].AsString())
 }
 
-// BUG: an inner middleware (WithCallMiddleware) that returns neither an
-// answer nor an error, which the SDK documents as a failed attempt
-// (middleware.go:20-22, transport.go errNoAnswer), makes the OTel middleware
-// panic with a nil dereference: otelprofilesvc/otelprofilesvc.go:160 reads
-// resp.StatusCode whenever err == nil, without checking resp != nil.
-func TestBugNilAnswerFromInnerMiddlewarePanics(t *testing.T) {
+// TestNoAnswerFromAMiddlewareInside: a middleware inside that returns neither answer nor error fails the
+// attempt (error.type "no_answer"), without a panic.
+func TestNoAnswerFromAMiddlewareInside(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {}))
 	nothing := profilesvc.WithCallMiddleware(func(*http.Request, profilesvc.MiddlewareNext) (*http.Response, error) {
@@ -139,12 +118,9 @@ func TestBugNilAnswerFromInnerMiddlewarePanics(t *testing.T) {
 	require.Error(t, err)
 }
 
-// BUG (spec deviation, minor): a method the conventions do not know, sent
-// with Client.Do, is recorded as is in http.request.method and the span
-// name; OpenTelemetry's HTTP conventions require "_OTHER" (and span name
-// "HTTP") for it, to bound cardinality. Cause:
-// otelprofilesvc/otelprofilesvc.go:132 and :179 use req.Method unchecked.
-func TestBugUnknownMethodIsNotOther(t *testing.T) {
+// TestAnUnknownMethodIsOther: a method HTTP does not define is "_OTHER",
+// its span named "HTTP", as OpenTelemetry's conventions say.
+func TestAnUnknownMethodIsOther(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {}))
 	_ = r.client.Do(t.Context(), "FROBNICATE7", "/ping", nil, nil)
