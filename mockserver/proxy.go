@@ -424,19 +424,37 @@ func (p *Proxy) serveControl(w http.ResponseWriter, r *http.Request) {
 // controlRouteOf finds the control route of a method and escaped path,
 // GET answering HEAD too.
 func controlRouteOf(method, path string) (apiroutes.Route, bool) {
+	for _, c := range controlRoutes() {
+		if !c.template.match(path, nil) {
+			continue
+		}
+		if c.Method == method || c.Method == http.MethodGet && method == http.MethodHead {
+			return c.Route, true
+		}
+	}
+	return apiroutes.Route{}, false
+}
+
+// controlRoutes are the control API's routes with their templates, read
+// once per process.
+var controlRoutes = sync.OnceValue(func() []controlRoute {
+	var out []controlRoute
 	for _, rt := range apiroutes.Mock() {
 		if !strings.HasPrefix(rt.Path, "/_mock/") {
 			continue
 		}
 		t, err := parsePathTemplate(rt.Path)
-		if err != nil || !t.match(path, nil) {
-			continue
+		if err != nil {
+			panic("mockserver: route " + rt.Name + ": " + err.Error())
 		}
-		if rt.Method == method || rt.Method == http.MethodGet && method == http.MethodHead {
-			return rt, true
-		}
+		out = append(out, controlRoute{rt, t})
 	}
-	return apiroutes.Route{}, false
+	return out
+})
+
+type controlRoute struct {
+	apiroutes.Route
+	template pathTemplate
 }
 
 // serveForward forwards a request of the service's routes and observes the
@@ -448,6 +466,11 @@ func (p *Proxy) serveForward(w http.ResponseWriter, r *http.Request) {
 	// proxy keeps of it (record, violations, conformance, recording) is
 	// redacted of it.
 	ex.key = apiKeyOf(r)
+	for _, vs := range ex.header {
+		for i, v := range vs {
+			vs[i] = redactSecretString(v, ex.key)
+		}
+	}
 	if r.Body != nil && r.Body != http.NoBody {
 		limit := maxCheckedRequestBody
 		if p.rec != nil && p.rec.bodies {

@@ -464,16 +464,9 @@ func (p *Proxy) finishExchange(ex *proxyExchange, status int, header http.Header
 // recordExchange adds a forwarded request to the proxy's record, its
 // headers redacted.
 func (p *Proxy) recordExchange(ex *proxyExchange, status int, requestID string) {
-	header := ex.header.Clone()
-	for name, vs := range header {
-		for i, v := range vs {
-			vs[i] = redactSecretString(v, ex.key)
-		}
-		header[name] = vs
-	}
 	e := recordEntry{
 		time: ex.start.UTC(), requestID: requestID, method: ex.method, path: redactSecretString(ex.path, ex.key),
-		rawQuery: redactSecretString(ex.rawQuery, ex.key), header: header, status: status,
+		rawQuery: redactSecretString(ex.rawQuery, ex.key), header: ex.header, status: status,
 	}
 	if ex.body != nil {
 		c := ex.body.snapshot()

@@ -212,14 +212,5 @@ func TestProxyRecordingOptions(t *testing.T) {
 // proxyPost sends a POST with no body to the proxy.
 func proxyPost(t *testing.T, p *mockserver.Proxy, path, key string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, p.URL+path, nil)
-	require.NoError(t, err)
-	if key != "" {
-		req.Header.Set("x-api-key", key)
-	}
-	resp, err := noRedirects.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return proxyDo(t, p, http.MethodPost, path, key)
 }

@@ -226,7 +226,14 @@ func TestProxyReportsEachBreakOfTheDocument(t *testing.T) {
 // status and body.
 func proxyGet(t *testing.T, p *mockserver.Proxy, path, key string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, p.URL+path, nil)
+	return proxyDo(t, p, http.MethodGet, path, key)
+}
+
+// proxyDo sends a request with no body to the proxy with a key, following
+// no redirect, and returns the answer's status and body.
+func proxyDo(t *testing.T, p *mockserver.Proxy, method, path, key string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, p.URL+path, nil)
 	require.NoError(t, err)
 	if key != "" {
 		req.Header.Set("x-api-key", key)

@@ -232,35 +232,13 @@ func (ra *recordedAnalysis) result(in engine.Input, itemIDs []string) (engine.Re
 		}
 		return engine.Result{}, errors.New(msg)
 	}
-	raw, err := json.Marshal(struct {
-		RiskAssessment   *profilesvc.RiskAssessment             `json:"riskAssessment"`
-		ExtractedData    json.RawMessage                        `json:"extractedData"`
-		OutputSchema     json.RawMessage                        `json:"outputSchema"`
-		ExtractionStatus map[string]profilesvc.ExtractionStatus `json:"extractionStatus"`
-		RawActionResults map[string]profilesvc.RawActionResult  `json:"rawActionResults"`
-		AgentAuditLog    []profilesvc.AuditLogEntry             `json:"agentAuditLog"`
-		Findings         []profilesvc.Finding                   `json:"findings"`
-		Recommendations  []profilesvc.Recommendation            `json:"recommendations"`
-		SystemMetadata   *profilesvc.SystemMetadata             `json:"systemMetadata"`
-		Engine           profilesvc.Object                      `json:"engine"`
-	}{a.RiskAssessment, json.RawMessage(a.ExtractedData), json.RawMessage(a.OutputSchema), a.ExtractionStatus, a.RawActionResults,
-		a.AgentAuditLog, a.Findings, a.Recommendations, a.SystemMetadata, a.Engine})
+	raw, err := json.Marshal(replayedParts{a.RiskAssessment, json.RawMessage(a.ExtractedData), json.RawMessage(a.OutputSchema), a.ExtractionStatus,
+		a.RawActionResults, a.AgentAuditLog, a.Findings, a.Recommendations, a.SystemMetadata, a.Engine})
 	if err != nil {
 		return engine.Result{}, fmt.Errorf("replaying the recorded analysis %s: %w", a.ID, err)
 	}
 	raw = []byte(rewriteIDs(string(raw), ids))
-	var out struct {
-		RiskAssessment   *profilesvc.RiskAssessment             `json:"riskAssessment"`
-		ExtractedData    json.RawMessage                        `json:"extractedData"`
-		OutputSchema     json.RawMessage                        `json:"outputSchema"`
-		ExtractionStatus map[string]profilesvc.ExtractionStatus `json:"extractionStatus"`
-		RawActionResults map[string]profilesvc.RawActionResult  `json:"rawActionResults"`
-		AgentAuditLog    []profilesvc.AuditLogEntry             `json:"agentAuditLog"`
-		Findings         []profilesvc.Finding                   `json:"findings"`
-		Recommendations  []profilesvc.Recommendation            `json:"recommendations"`
-		SystemMetadata   *profilesvc.SystemMetadata             `json:"systemMetadata"`
-		Engine           profilesvc.Object                      `json:"engine"`
-	}
+	var out replayedParts
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return engine.Result{}, fmt.Errorf("replaying the recorded analysis %s: %w", a.ID, err)
 	}
@@ -276,6 +254,21 @@ func (ra *recordedAnalysis) result(in engine.Input, itemIDs []string) (engine.Re
 		res.SystemMetadata = *out.SystemMetadata
 	}
 	return res, nil
+}
+
+// replayedParts are the parts of a recorded analysis a replay serves,
+// encoded for the rewriting of their IDs and decoded again.
+type replayedParts struct {
+	RiskAssessment   *profilesvc.RiskAssessment             `json:"riskAssessment"`
+	ExtractedData    json.RawMessage                        `json:"extractedData"`
+	OutputSchema     json.RawMessage                        `json:"outputSchema"`
+	ExtractionStatus map[string]profilesvc.ExtractionStatus `json:"extractionStatus"`
+	RawActionResults map[string]profilesvc.RawActionResult  `json:"rawActionResults"`
+	AgentAuditLog    []profilesvc.AuditLogEntry             `json:"agentAuditLog"`
+	Findings         []profilesvc.Finding                   `json:"findings"`
+	Recommendations  []profilesvc.Recommendation            `json:"recommendations"`
+	SystemMetadata   *profilesvc.SystemMetadata             `json:"systemMetadata"`
+	Engine           profilesvc.Object                      `json:"engine"`
 }
 
 // rewriteIDs replaces each recorded ID in s with the mock's: where it
