@@ -2,7 +2,6 @@ package profilesvc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -90,7 +89,7 @@ type Analysis struct {
 // UnmarshalJSON decodes the analysis and keeps its JSON in Raw.
 func (a *Analysis) UnmarshalJSON(b []byte) error {
 	type plain Analysis
-	if err := json.Unmarshal(b, (*plain)(a)); err != nil {
+	if err := unmarshal(b, (*plain)(a)); err != nil {
 		return err
 	}
 	a.Raw = append(RawJSON(nil), b...)

@@ -420,7 +420,7 @@ func (r *request) decode(resp *http.Response, out any, secret *secret) error {
 	if b, ok := resp.Body.(bufferedBody); ok {
 		data = b.data
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	if err := unmarshal(data, out); err != nil {
 		return secret.maskErr(fmt.Errorf("%w: %s %s: the answer is not JSON of the expected shape: %w", ErrMalformedResponse, r.method, r.path, err))
 	}
 	return nil

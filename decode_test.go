@@ -57,23 +57,27 @@ func jsonArrayMember(t testing.TB, b []byte, key string) []json.RawMessage {
 	return elems
 }
 
-func TestDecodeGoldenFiles(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		file string
-		call func(ctx context.Context, c *Client) (any, error)
-		want func(t *testing.T) any
-		// raw returns the Raw of the top-level resource, if it has one.
-		raw func(got any) json.RawMessage
-		// nestedKey names the array of the file whose elements are
-		// resources with their own Raw; nested returns those Raws.
-		nestedKey string
-		nested    func(got any) []json.RawMessage
-		// nullIsAbsent: the file sends null for members the SDK omits when
-		// they are empty (the results of an analysis that has not
-		// completed).
-		nullIsAbsent bool
-	}{
+// goldenCase is a golden file and the call that reads it.
+type goldenCase struct {
+	file string
+	call func(ctx context.Context, c *Client) (any, error)
+	want func(t *testing.T) any
+	// raw returns the Raw of the top-level resource, if it has one.
+	raw func(got any) json.RawMessage
+	// nestedKey names the array of the file whose elements are
+	// resources with their own Raw; nested returns those Raws.
+	nestedKey string
+	nested    func(got any) []json.RawMessage
+	// nullIsAbsent: the file sends null for members the SDK omits when
+	// they are empty (the results of an analysis that has not
+	// completed).
+	nullIsAbsent bool
+}
+
+// goldenCases lists the golden files, each with the call that reads it
+// and the value it must decode to.
+func goldenCases() []goldenCase {
+	return []goldenCase{
 		{
 			file: "profile_create.json",
 			call: func(ctx context.Context, c *Client) (any, error) {
@@ -172,6 +176,11 @@ func TestDecodeGoldenFiles(t *testing.T) {
 			nullIsAbsent: true,
 		},
 	}
+}
+
+func TestDecodeGoldenFiles(t *testing.T) {
+	t.Parallel()
+	tests := goldenCases()
 	for _, tt := range tests {
 		t.Run(strings.TrimSuffix(tt.file, ".json"), func(t *testing.T) {
 			file := readGolden(t, tt.file)

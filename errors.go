@@ -2,7 +2,6 @@ package profilesvc
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -257,7 +256,7 @@ func newAPIError(status int, header http.Header, body []byte, secret *secret) *A
 		e.RetryAfter = d
 	}
 	var env errorEnvelope
-	if len(bytes.TrimSpace(body)) > 0 && json.Unmarshal(body, &env) == nil && env.Error != nil &&
+	if len(bytes.TrimSpace(body)) > 0 && unmarshal(body, &env) == nil && env.Error != nil &&
 		(env.Error.Code != "" || env.Error.Message != "") {
 		// Masked again once decoded: a JSON escape could have hidden the
 		// key from the mask of the raw bytes.

@@ -36,14 +36,14 @@ func (d ExtractedData) field(name string, v any) (found bool, err error) {
 		return false, nil
 	}
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(d, &top); err != nil {
+	if err := unmarshal(d, &top); err != nil {
 		return false, fmt.Errorf("profilesvc: extracted data: %w", err)
 	}
 	raw, ok := top[name]
 	if !ok || RawJSON(raw).IsNull() {
 		return false, nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := unmarshal(raw, v); err != nil {
 		return true, fmt.Errorf("profilesvc: extracted data: %s: %w", name, err)
 	}
 	return true, nil

@@ -2,7 +2,6 @@ package profilesvc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"net/http"
@@ -33,7 +32,7 @@ type Folder struct {
 // UnmarshalJSON decodes the folder and keeps its JSON in Raw.
 func (f *Folder) UnmarshalJSON(b []byte) error {
 	type plain Folder
-	if err := json.Unmarshal(b, (*plain)(f)); err != nil {
+	if err := unmarshal(b, (*plain)(f)); err != nil {
 		return err
 	}
 	f.Raw = append(RawJSON(nil), b...)

@@ -2,7 +2,6 @@ package profilesvc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -82,7 +81,7 @@ type Item struct {
 // UnmarshalJSON decodes the item and keeps its JSON in Raw.
 func (it *Item) UnmarshalJSON(b []byte) error {
 	type plain Item
-	if err := json.Unmarshal(b, (*plain)(it)); err != nil {
+	if err := unmarshal(b, (*plain)(it)); err != nil {
 		return err
 	}
 	it.Raw = append(RawJSON(nil), b...)

@@ -28,7 +28,7 @@ func (r RawJSON) Decode(v any) error {
 	if r.IsNull() {
 		return nil
 	}
-	if err := json.Unmarshal(r, v); err != nil {
+	if err := unmarshal(r, v); err != nil {
 		return errors.Join(errors.New("profilesvc: decoding JSON value"), err)
 	}
 	return nil

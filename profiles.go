@@ -2,7 +2,6 @@ package profilesvc
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -40,7 +39,7 @@ type Profile struct {
 // UnmarshalJSON decodes the profile and keeps its JSON in Raw.
 func (p *Profile) UnmarshalJSON(b []byte) error {
 	type plain Profile
-	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
+	if err := unmarshal(b, (*plain)(p)); err != nil {
 		return err
 	}
 	p.Raw = append(RawJSON(nil), b...)

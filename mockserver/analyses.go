@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
@@ -72,13 +73,37 @@ func pollQuery(r *http.Request) (wait bool, timeout time.Duration, e *apiError) 
 	timeout = 120 * time.Second
 	if values.Has(apiroutes.QueryTimeoutSeconds) {
 		v := values.Get(apiroutes.QueryTimeoutSeconds)
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 10 || n > 300 {
-			return false, 0, validation("query parameter %q must be a whole number from 10 to 300, not %q", apiroutes.QueryTimeoutSeconds, v)
+		secs, ok := decimalSeconds(v)
+		if !ok || secs < 10 || secs > 300 {
+			return false, 0, validation("query parameter %q must be a number of seconds from 10 to 300 (such as 30 or 30.5), not %q", apiroutes.QueryTimeoutSeconds, v)
 		}
-		timeout = time.Duration(n) * time.Second
+		timeout = time.Duration(secs * float64(time.Second))
 	}
 	return wait, timeout, nil
+}
+
+// decimalSeconds reads a long poll's timeoutSeconds: the interface
+// document types it as a number, so a fraction (30.5) and a zero fraction
+// (30.0) are taken as well as an integer. Only plain decimal notation is:
+// no sign, exponent, hexadecimal, infinity or NaN, which the document does
+// not show and a query string has no need of (inferred).
+func decimalSeconds(v string) (float64, bool) {
+	whole, frac, hasFrac := strings.Cut(v, ".")
+	if whole == "" || len(v) > 32 || !allDigits(whole) || hasFrac && (frac == "" || !allDigits(frac)) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	return f, err == nil
+}
+
+// allDigits reports whether s is made of ASCII digits only.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func handleGetAnalysis(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {

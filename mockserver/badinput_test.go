@@ -127,6 +127,8 @@ func TestBadInput(t *testing.T) {
 		{"create folder: over the JSON limit", "POST", folders, jsonCT, `{"name":"` + big + `"}`, false, 413, "PAYLOAD_TOO_LARGE", "limit"},
 		{"list folders: limit 101", "GET", folders + "?limit=101", "", "", false, b400, v, "limit"},
 		{"list folders: limit -1", "GET", folders + "?limit=-1", "", "", false, b400, v, "limit"},
+		{"list folders: limit 10.0", "GET", folders + "?limit=10.0", "", "", false, b400, v, "limit"},
+		{"list folders: limit 10.5", "GET", folders + "?limit=10.5", "", "", false, b400, v, "limit"},
 		{"list folders: limit given twice", "GET", folders + "?limit=1&limit=2", "", "", false, b400, v, "limit"},
 		{"list folders: sort bogus", "GET", folders + "?sort=bogus", "", "", false, b400, v, "sort"},
 		{"list folders: order sideways", "GET", folders + "?order=sideways", "", "", false, b400, v, "order"},

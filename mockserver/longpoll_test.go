@@ -3,6 +3,7 @@ package mockserver_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,10 @@ func TestLongPollUntilTimeout(t *testing.T) {
 		{"?timeoutSeconds=45&waitForReport=true", 45 * time.Second},
 		{"?waitForReport=true", 120 * time.Second},
 		{"?waitForReport=true&timeoutSeconds=300", 300 * time.Second},
+		// The interface document types timeoutSeconds as a number.
+		{"?waitForReport=true&timeoutSeconds=30.0", 30 * time.Second},
+		{"?waitForReport=true&timeoutSeconds=10.5", 10500 * time.Millisecond},
+		{"?waitForReport=true&timeoutSeconds=299.999", 299999 * time.Millisecond},
 	} {
 		t.Run(c.query, func(t *testing.T) {
 			t.Parallel()
@@ -119,7 +124,17 @@ func TestLongPollParameters(t *testing.T) {
 		{"?waitForReport=true&timeoutSeconds=0", "timeoutSeconds"},
 		{"?waitForReport=true&timeoutSeconds=-10", "timeoutSeconds"},
 		{"?waitForReport=true&timeoutSeconds=abc", "timeoutSeconds"},
-		{"?waitForReport=true&timeoutSeconds=10.5", "timeoutSeconds"},
+		{"?waitForReport=true&timeoutSeconds=9.999", "timeoutSeconds"},
+		{"?waitForReport=true&timeoutSeconds=300.001", "timeoutSeconds"},
+		{"?waitForReport=true&timeoutSeconds=30.", "timeoutSeconds"},
+		{"?waitForReport=true&timeoutSeconds=.5e2", "timeoutSeconds"},
+		{"?waitForReport=true&timeoutSeconds=+30", "timeoutSeconds"},
+		{"?waitForReport=true&timeoutSeconds=0x1E", "timeoutSeconds"},
+		{"?waitForReport=true&timeoutSeconds=Inf", "timeoutSeconds"},
+		{"?waitForReport=true&timeoutSeconds=NaN", "timeoutSeconds"},
+		{"?waitForReport=true&timeoutSeconds=3_0", "timeoutSeconds"},
+		{"?waitForReport=true&timeoutSeconds=30.0.0", "timeoutSeconds"},
+		{"?waitForReport=true&timeoutSeconds=" + strings.Repeat("0", 40) + "30", "timeoutSeconds"},
 		{"?waitForReport=true&timeoutSeconds=", "timeoutSeconds"},
 		{"?waitForReport=true&timeoutSeconds=1e2", "timeoutSeconds"},
 		{"?waitForReport=false&timeoutSeconds=5", "timeoutSeconds"},
