@@ -363,6 +363,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// handleHealth says the proxy is up, which version it runs and where it
+// forwards to.
+func (p *Proxy) handleHealth(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": profilesvc.Version, "mode": "proxy", "target": p.Target})
+}
+
 // answer writes one of the proxy's own answers, with a request ID of its
 // own.
 func (p *Proxy) answer(w http.ResponseWriter, e *apiError) {
@@ -375,17 +381,9 @@ func (p *Proxy) answer(w http.ResponseWriter, e *apiError) {
 // those of a simulating mock.
 func (p *Proxy) serveControl(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.EscapedPath()
-	if rt, ok := publicRoutes[path]; ok {
+	if _, ok := publicRoutes[path]; ok {
 		w.Header().Set(requestIDHeader, p.reqIDs.next("req_"))
-		if r.Method != rt.method && (rt.method != http.MethodGet || r.Method != http.MethodHead) {
-			writeError(w, errorf(http.StatusMethodNotAllowed, profilesvc.CodeMethodNotAllowed, "method %s is not allowed on %s", r.Method, path))
-			return
-		}
-		if path == namedRoute("getHealth").Path {
-			writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": profilesvc.Version, "mode": "proxy", "target": p.Target})
-			return
-		}
-		rt.handler(w, r)
+		servePublic(w, r, p.handleHealth)
 		return
 	}
 	route, known := controlRouteOf(r.Method, path)

@@ -378,6 +378,10 @@ func TestProxyControlRoutes(t *testing.T) {
 		wantCode                string
 	}{
 		{"health needs no key", "GET", "/_mock/health", "", 200, ""},
+		// The public routes answer as a simulating mock's do.
+		{"health with a query", "GET", "/_mock/health?verbose=1", "", 400, profilesvc.CodeValidation},
+		{"health, posted", "POST", "/_mock/health", "", 405, profilesvc.CodeMethodNotAllowed},
+		{"health, HEAD", "HEAD", "/_mock/health", "", 200, ""},
 		{"the service's document", "GET", "/_mock/openapi.yaml", "", 200, ""},
 		{"the record with the proxy's key", "GET", "/_mock/requests", "proxy-key", 200, ""},
 		{"the record with the service's key", "GET", "/_mock/requests", upstream.APIKey, 401, profilesvc.CodeUnauthorized},
