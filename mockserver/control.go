@@ -3,8 +3,12 @@ package mockserver
 import (
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/profilesvc/profilesvc-go"
+	"github.com/profilesvc/profilesvc-go/internal/apiroutes"
 )
 
 // The /_mock/ control API: the test kit over HTTP, for the binary's users.
@@ -192,10 +196,70 @@ func handleRemoveFault(t *Tenant, w http.ResponseWriter, r *http.Request) *apiEr
 // "items"}, an entry at a time, so that a large record is never held
 // encoded in memory.
 func handleListRequests(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	m, limit, e := recordQuery(r)
+	if e != nil {
+		return e
+	}
 	entries, dropped := t.record.snapshot()
+	if m.fields() > 0 || limit > 0 {
+		entries = newestMatching(entries, m, limit)
+	}
 	head := fmt.Sprintf(`{"count":%d,"dropped":%d,"items":[`, len(entries), dropped)
 	writeStreamed(w, head, len(entries), func(i int) any { return entries[i].recorded() })
 	return nil
+}
+
+// maxRecordLimit bounds listRequests's limit.
+const maxRecordLimit = 1000
+
+// recordQuery reads listRequests's filters: the method, a path pattern
+// (as RequestMatch.Path) and the answer's status, and the number of the
+// newest matching entries to answer (0: all).
+func recordQuery(r *http.Request) (RequestMatch, int, *apiError) {
+	var m RequestMatch
+	values := queryOf(r)
+	if v := values.Get(apiroutes.QueryMethod); values.Has(apiroutes.QueryMethod) {
+		if v == "" || len(v) > 32 || strings.IndexFunc(v, func(c rune) bool { return c < 'A' || c > 'Z' && c < 'a' || c > 'z' }) >= 0 {
+			return m, 0, validation("query parameter %q must be an HTTP method such as GET, not %q", apiroutes.QueryMethod, clip(v))
+		}
+		m.Method = v
+	}
+	if v := values.Get(apiroutes.QueryPath); values.Has(apiroutes.QueryPath) {
+		if err := checkPathPattern(v); err != nil {
+			return m, 0, validation("query parameter %q is not a path pattern (such as /v1/analyses/*/report): %v", apiroutes.QueryPath, err)
+		}
+		m.Path = v
+	}
+	if v := values.Get(apiroutes.QueryStatus); values.Has(apiroutes.QueryStatus) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 100 || n > 599 {
+			return m, 0, validation("query parameter %q must be an HTTP status from 100 to 599, not %q", apiroutes.QueryStatus, clip(v))
+		}
+		m.Status = n
+	}
+	limit := 0
+	if v := values.Get(apiroutes.QueryLimit); values.Has(apiroutes.QueryLimit) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxRecordLimit {
+			return m, 0, validation("query parameter %q must be a whole number from 1 to %d, not %q", apiroutes.QueryLimit, maxRecordLimit, clip(v))
+		}
+		limit = n
+	}
+	return m, limit, nil
+}
+
+// newestMatching returns the entries m selects, at most limit of them
+// (0: all), the newest, oldest first as the record keeps them.
+func newestMatching(entries []recordEntry, m RequestMatch, limit int) []recordEntry {
+	var out []recordEntry
+	for i := len(entries) - 1; i >= 0 && (limit == 0 || len(out) < limit); i-- {
+		e := &entries[i]
+		if m.matchesEntry(e) {
+			out = append(out, *e)
+		}
+	}
+	slices.Reverse(out)
+	return out
 }
 
 func handleClearRequests(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {

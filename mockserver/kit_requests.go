@@ -75,6 +75,18 @@ func (m RequestMatch) mismatches(r RecordedRequest) []string {
 	return out
 }
 
+// matchesEntry reports whether m selects a record's entry, without
+// making its RecordedRequest (whose headers are copied) when m asks
+// nothing of the query.
+func (m RequestMatch) matchesEntry(e *recordEntry) bool {
+	if len(m.Query) > 0 {
+		return m.Matches(e.recorded())
+	}
+	return (m.Method == "" || strings.EqualFold(m.Method, e.method)) &&
+		(m.Path == "" || pathMatches(m.Path, e.path)) &&
+		(m.Status == 0 || m.Status == e.status)
+}
+
 // fields counts the fields m sets: those a request can differ in.
 func (m RequestMatch) fields() int {
 	n := 0

@@ -26,6 +26,9 @@ var publicRoutes = publicTable(map[string]http.HandlerFunc{
 	"getHealth":          handleHealth,
 	"getServiceDocument": serveAPIDoc(api.OpenAPI()),
 	"getControlDocument": serveAPIDoc(api.MockControl()),
+	"getDashboard":       serveDashboardFile("index.html", "text/html; charset=utf-8"),
+	"getDashboardScript": serveDashboardFile("app.js", "text/javascript; charset=utf-8"),
+	"getDashboardStyle":  serveDashboardFile("style.css", "text/css; charset=utf-8"),
 })
 
 // publicTable keys the handlers of public routes, given by route name, by

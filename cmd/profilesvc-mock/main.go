@@ -126,6 +126,7 @@ type flags struct {
 	// Replay of a recording.
 	replay       string
 	replayStrict bool
+	manual       bool
 	// set names the flags given on the command line.
 	set map[string]bool
 }
@@ -138,6 +139,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	fs.StringVar(&f.apiKey, "api-key", os.Getenv("PROFILESVC_API_KEY"), "API key to accept (default $PROFILESVC_API_KEY, else a random UUID)")
 	fs.DurationVar(&f.duration, "analysis-duration", mockserver.DefaultAnalysisDuration, "how long an analysis takes from start to completed")
+	fs.BoolVar(&f.manual, "manual-analyses", false, "analyses stay pending until the control API (or the dashboard at /_mock/ui) moves them on: process, complete, fail")
 	fs.StringVar(&f.seed, "seed", "", "JSON file of workflows, profiles, folders and items to load at start")
 	fs.Int64Var(&f.idSeed, "id-seed", -1, "make IDs, request IDs included, deterministic from this seed (0 or more)")
 	fs.BoolVar(&f.multi, "multi-tenant", false, "accept any well-formed UUID key, each with its own namespace")
@@ -214,6 +216,12 @@ func (f *flags) options(stderr io.Writer) ([]mockserver.Option, error) {
 	}
 	if f.replayStrict {
 		opts = append(opts, mockserver.WithReplayStrict())
+	}
+	if f.manual {
+		if f.set["analysis-duration"] {
+			return nil, errors.New("-manual-analyses and -analysis-duration: give one (with -manual-analyses, an analysis takes as long as the control API lets it)")
+		}
+		opts = append(opts, mockserver.WithManualAnalyses())
 	}
 	if f.multi {
 		opts = append(opts, mockserver.WithMultiTenant())

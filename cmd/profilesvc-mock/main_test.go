@@ -381,6 +381,8 @@ func TestRunErrors(t *testing.T) {
 		{"seed item file missing", []string{"-addr", "127.0.0.1:0", "-seed", missingItem}, "nope.pdf"},
 		{"bad address", []string{"-addr", "127.0.0.1:notaport"}, "127.0.0.1:notaport"},
 		{"extra argument", []string{"-addr", "127.0.0.1:0", "serve"}, "serve"},
+		{"manual analyses with a duration", []string{"-addr", "127.0.0.1:0", "-manual-analyses", "-analysis-duration", "1s"}, "-manual-analyses and -analysis-duration"},
+		{"manual analyses in proxy mode", []string{"-addr", "127.0.0.1:0", "-proxy", "http://127.0.0.1:1", "-manual-analyses"}, "-manual-analyses"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := mRunError(t, tc.args...)

@@ -52,6 +52,10 @@ const (
 	// DownloadReport's variant.
 	QueryLocale         = "locale"
 	QueryIncludeRawData = "includeRawData"
+	// The request record's filters (listRequests), beside QueryLimit.
+	QueryMethod = "method"
+	QueryPath   = "path"
+	QueryStatus = "status"
 )
 
 // pageQuery is the query of a listing in pages, in a new slice.
@@ -120,7 +124,8 @@ func All() []Route {
 // has: the storage of items' artifacts (which no document describes),
 // then its public routes and its control API under /_mock/, named
 // by their operationId in api/mock-control.yaml. The public ones
-// (getHealth and the two OpenAPI documents, served as api/ names them)
+// (getHealth, the two OpenAPI documents, served as api/ names them, and
+// the dashboard's page, script and style sheet)
 // need no key. The slice is new on every call.
 func Mock() []Route {
 	return []Route{
@@ -130,12 +135,18 @@ func Mock() []Route {
 		{"getHealth", "GET", "/_mock/health", false, nil},
 		{"getServiceDocument", "GET", "/_mock/openapi.yaml", false, nil},
 		{"getControlDocument", "GET", "/_mock/mock-control.yaml", false, nil},
+		{"getDashboard", "GET", "/_mock/ui", false, nil},
+		{"getDashboardScript", "GET", "/_mock/ui/app.js", false, nil},
+		{"getDashboardStyle", "GET", "/_mock/ui/style.css", false, nil},
 
 		{"reset", "POST", "/_mock/reset", false, nil},
 		{"listWorkflows", "GET", "/_mock/workflows", false, nil},
 		{"addWorkflow", "POST", "/_mock/workflows", false, nil},
 		{"loadSeed", "POST", "/_mock/seed", false, nil},
 		{"saveState", "POST", "/_mock/snapshot", false, nil},
+		{"getSnapshot", "GET", "/_mock/snapshot", false, nil},
+		{"restoreSnapshot", "PUT", "/_mock/snapshot", false, nil},
+		{"getState", "GET", "/_mock/state", false, nil},
 		{"setItemStatus", "POST", "/_mock/items/{itemId}/status", false, nil},
 		{"processAnalysis", "POST", "/_mock/analyses/{analysisId}/process", false, nil},
 		{"completeAnalysis", "POST", "/_mock/analyses/{analysisId}/complete", false, nil},
@@ -145,7 +156,7 @@ func Mock() []Route {
 		{"addFault", "POST", "/_mock/faults", false, nil},
 		{"clearFaults", "DELETE", "/_mock/faults", false, nil},
 		{"removeFault", "DELETE", "/_mock/faults/{faultId}", false, nil},
-		{"listRequests", "GET", "/_mock/requests", false, nil},
+		{"listRequests", "GET", "/_mock/requests", false, []string{QueryMethod, QueryPath, QueryStatus, QueryLimit}},
 		{"clearRequests", "DELETE", "/_mock/requests", false, nil},
 		{"listViolations", "GET", "/_mock/violations", false, nil},
 		{"getConformance", "GET", "/_mock/conformance", false, nil},

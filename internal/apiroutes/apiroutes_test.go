@@ -211,6 +211,7 @@ var queryConstants = []string{
 	apiroutes.QueryLimit, apiroutes.QueryCursor, apiroutes.QuerySearch, apiroutes.QuerySort, apiroutes.QueryOrder,
 	apiroutes.QueryWaitForReport, apiroutes.QueryTimeoutSeconds,
 	apiroutes.QueryLocale, apiroutes.QueryIncludeRawData,
+	apiroutes.QueryMethod, apiroutes.QueryPath, apiroutes.QueryStatus,
 }
 
 // loadDocument loads one of the OpenAPI documents of package api, its
