@@ -17,18 +17,10 @@ type Schemas = components["schemas"];
 type ErrorBody = Schemas["Error"];
 type Analysis = Schemas["Analysis"];
 
-// Free-form JSON objects: a JSON item's content, and an item's metadata.
-// The document gives them as `type: object` with neither `properties` nor
-// `additionalProperties`. JSON Schema reads that as "an object with any
-// members", but openapi-typescript 7 (without --empty-objects-unknown)
-// generates `Record<string, never>`, an object with no members, into which
-// no object with members fits. So such a value is built as a
-// Record<string, unknown> and asserted to the generated type: unavoidable
-// while the document stays so. Once the document says
-// `additionalProperties: true` there, the generated type is
-// `{ [key: string]: unknown }` and the assertions change nothing.
-type JSONObject = Extract<Schemas["CreateItemRequest"]["content"], object>;
-type Metadata = Schemas["Metadata"];
+// Free-form JSON objects (a JSON item's content, an item's metadata) are
+// `additionalProperties: true` in the document, which openapi-typescript
+// generates as `{ [key: string]: unknown }`: a Record<string, unknown>
+// fits them as it is, with no assertion.
 
 class FlowError extends Error {}
 
@@ -212,7 +204,7 @@ async function main(baseUrl: string, apiKey: string, workflowId: string): Promis
       body: {
         type: "json",
         name: "Application form",
-        content: applicationForm as JSONObject, // see JSONObject
+        content: applicationForm,
       },
     }),
     201,
@@ -245,7 +237,7 @@ async function main(baseUrl: string, apiKey: string, workflowId: string): Promis
       body: {
         name: "Employer note (checked)",
         content: "Confirmed by phone with HR on 2025-03-14: employed since 2019-04-01.",
-        metadata: checkedBy as Metadata, // see JSONObject
+        metadata: checkedBy,
       },
     }),
     200,
