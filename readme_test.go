@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -205,4 +206,21 @@ func TestReadmeGoCompiles(t *testing.T) {
 		problems = append(problems, line)
 	}
 	assert.Empty(t, problems, "README Go blocks do not compile (block N's first line is line %v of blockN.go):\n%s", starts, strings.Join(problems, "\n"))
+}
+
+// TestReadmeImages checks that every image the README shows is in the
+// repository, a PNG, and under 200 KB, so that the page stays light.
+func TestReadmeImages(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	images := regexp.MustCompile(`!\[[^\]]*\]\(([^)]+)\)`).FindAllSubmatch(readme, -1)
+	require.NotEmpty(t, images, "the README shows the dashboard")
+	for _, m := range images {
+		path := string(m[1])
+		b, err := os.ReadFile(path)
+		require.NoError(t, err, "the README's image %s", path)
+		assert.True(t, bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")), "%s is a PNG", path)
+		assert.Less(t, len(b), 200<<10, "%s is under 200 KB", path)
+	}
 }
