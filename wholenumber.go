@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math/big"
-	"regexp"
-	"strconv"
+	"reflect"
 	"strings"
 )
 
@@ -19,15 +17,86 @@ import (
 // stays an error. The usual answer, with plain integers, is decoded once.
 func unmarshal(data []byte, v any) error {
 	err := json.Unmarshal(data, v)
+	if err == nil {
+		return nil
+	}
 	var te *json.UnmarshalTypeError
-	if err == nil || !errors.As(err, &te) || !strings.HasPrefix(te.Value, "number ") {
+	if !errors.As(err, &te) || !strings.HasPrefix(te.Value, "number ") {
 		return err
 	}
 	whole, changed := wholeNumbers(data)
 	if !changed {
 		return err
 	}
-	return json.Unmarshal(whole, v)
+	if err := json.Unmarshal(whole, v); err != nil {
+		return err
+	}
+	restoreRaw(data, v)
+	return nil
+}
+
+// restoreRaw puts the bytes as sent back into the raw values of v (Raw,
+// RawJSON, ExtractedData, json.RawMessage), which the decoding of the
+// rewritten data filled with rewritten bytes: data is decoded once more
+// into a fresh value, whose raw values are the bytes as sent (its number
+// errors are those the rewrite fixed, and leave its other values as they
+// may), and those alone are copied into v. Only the retry pays for it.
+func restoreRaw(data []byte, v any) {
+	dst := reflect.ValueOf(v)
+	if dst.Kind() != reflect.Pointer || dst.IsNil() {
+		return
+	}
+	src := reflect.New(dst.Type().Elem())
+	_ = json.Unmarshal(data, src.Interface())
+	copyRaw(dst.Elem(), src.Elem())
+}
+
+var (
+	rawJSONType       = reflect.TypeFor[RawJSON]()
+	extractedDataType = reflect.TypeFor[ExtractedData]()
+	rawMessageType    = reflect.TypeFor[json.RawMessage]()
+)
+
+// copyRaw copies the raw values of src into the same places of dst, two
+// values of one type decoded from the same JSON.
+func copyRaw(dst, src reflect.Value) {
+	switch t := dst.Type(); {
+	case t == rawJSONType || t == extractedDataType || t == rawMessageType:
+		if dst.CanSet() {
+			dst.Set(src)
+		}
+		return
+	}
+	switch dst.Kind() {
+	case reflect.Pointer:
+		if !dst.IsNil() && !src.IsNil() {
+			copyRaw(dst.Elem(), src.Elem())
+		}
+	case reflect.Struct:
+		for i := range dst.NumField() {
+			if dst.Type().Field(i).IsExported() {
+				copyRaw(dst.Field(i), src.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range min(dst.Len(), src.Len()) {
+			copyRaw(dst.Index(i), src.Index(i))
+		}
+	case reflect.Map:
+		if dst.IsNil() || src.IsNil() {
+			return
+		}
+		for _, k := range dst.MapKeys() {
+			sv := src.MapIndex(k)
+			if !sv.IsValid() {
+				continue
+			}
+			dv := reflect.New(dst.Type().Elem()).Elem()
+			dv.Set(dst.MapIndex(k))
+			copyRaw(dv, sv)
+			dst.SetMapIndex(k, dv)
+		}
+	}
 }
 
 // Bounds on the numbers wholeNumbers rewrites, so that a hostile answer
@@ -45,6 +114,7 @@ const (
 // decoding that follows reports it.
 func wholeNumbers(data []byte) (out []byte, changed bool) {
 	var b bytes.Buffer
+	var scratch [maxWholeNumberLen + maxWholeNumberExp + 1]byte
 	last := 0
 	inString := false
 	for i := 0; i < len(data); i++ {
@@ -69,13 +139,13 @@ func wholeNumbers(data []byte) (out []byte, changed bool) {
 		for end < len(data) && strings.IndexByte("0123456789.eE+-", data[end]) >= 0 {
 			end++
 		}
-		if n, ok := wholeNumber(data[i:end]); ok {
+		if n, ok := wholeNumber(scratch[:0], data[i:end]); ok {
 			if !changed {
 				b.Grow(len(data))
 				changed = true
 			}
 			b.Write(data[last:i])
-			b.WriteString(n)
+			b.Write(n)
 			last = end
 		}
 		i = end - 1
@@ -87,26 +157,103 @@ func wholeNumbers(data []byte) (out []byte, changed bool) {
 	return b.Bytes(), true
 }
 
-// wholeNumber returns tok as an integer when it is a JSON number with a
-// fraction or an exponent whose value is a whole number within int64.
-func wholeNumber(tok []byte) (string, bool) {
-	m := jsonNumber.FindSubmatch(tok)
-	if len(tok) > maxWholeNumberLen || m == nil || len(m[1]) == 0 && len(m[2]) == 0 {
-		return "", false
+// wholeNumber appends to dst tok written as an integer when it is a JSON
+// number with a fraction or an exponent whose value is a whole number
+// within int64; a negative zero is written -0, which keeps its sign in a
+// float. It allocates nothing when dst has room.
+func wholeNumber(dst, tok []byte) ([]byte, bool) {
+	if len(tok) > maxWholeNumberLen {
+		return nil, false
 	}
-	if len(m[2]) > 0 {
-		exp, err := strconv.Atoi(strings.TrimLeft(string(m[2][1:]), "+"))
-		if err != nil || exp > maxWholeNumberExp || exp < -maxWholeNumberExp {
-			return "", false
+	i, neg := 0, false
+	if i < len(tok) && tok[i] == '-' {
+		neg = true
+		i++
+	}
+	start := i
+	switch {
+	case i < len(tok) && tok[i] == '0':
+		i++
+	default:
+		for i < len(tok) && isDigit(tok[i]) {
+			i++
 		}
 	}
-	var r big.Rat
-	if _, ok := r.SetString(string(tok)); !ok || !r.IsInt() || !r.Num().IsInt64() {
-		return "", false
+	if i == start {
+		return nil, false
 	}
-	return r.Num().String(), true
+	whole := tok[start:i]
+	var frac []byte
+	if i < len(tok) && tok[i] == '.' {
+		i++
+		f := i
+		for i < len(tok) && isDigit(tok[i]) {
+			i++
+		}
+		if i == f {
+			return nil, false
+		}
+		frac = tok[f:i]
+	}
+	exp, hasExp := 0, false
+	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
+		hasExp = true
+		i++
+		sign := 1
+		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
+			if tok[i] == '-' {
+				sign = -1
+			}
+			i++
+		}
+		e := i
+		for i < len(tok) && isDigit(tok[i]) {
+			if exp <= maxWholeNumberExp {
+				exp = exp*10 + int(tok[i]-'0')
+			}
+			i++
+		}
+		if i == e || exp > maxWholeNumberExp {
+			return nil, false
+		}
+		exp *= sign
+	}
+	if i != len(tok) || frac == nil && !hasExp {
+		return nil, false
+	}
+	// The value is the digits of whole and frac times 10^shift.
+	var buf [maxWholeNumberLen + maxWholeNumberExp]byte
+	digits := append(append(buf[:0], whole...), frac...)
+	if shift := exp - len(frac); shift < 0 {
+		cut := len(digits) + shift
+		for j := max(cut, 0); j < len(digits); j++ {
+			if digits[j] != '0' {
+				return nil, false // a fraction
+			}
+		}
+		digits = digits[:max(cut, 0)]
+	} else {
+		for range shift {
+			digits = append(digits, '0')
+		}
+	}
+	for len(digits) > 0 && digits[0] == '0' {
+		digits = digits[1:]
+	}
+	if neg {
+		dst = append(dst, '-')
+	}
+	if len(digits) == 0 {
+		return append(dst, '0'), true
+	}
+	limit := "9223372036854775807"
+	if neg {
+		limit = "9223372036854775808"
+	}
+	if len(digits) > len(limit) || len(digits) == len(limit) && string(digits) > limit {
+		return nil, false
+	}
+	return append(dst, digits...), true
 }
 
-// jsonNumber is the grammar of a JSON number; its groups are the fraction
-// and the exponent.
-var jsonNumber = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -386,13 +386,15 @@ func (p *Proxy) serveControl(w http.ResponseWriter, r *http.Request) {
 		servePublic(w, r, p.handleHealth)
 		return
 	}
+	// The key first, as a simulating mock authenticates before it routes:
+	// a path of no control route without the key is a 401 on both.
+	if subtle.ConstantTimeCompare([]byte(apiKeyOf(r)), []byte(p.APIKey)) != 1 {
+		p.answer(w, errorf(http.StatusUnauthorized, profilesvc.CodeUnauthorized, "invalid API key: the proxy's control routes take the proxy's own key (-api-key)"))
+		return
+	}
 	route, known := controlRouteOf(r.Method, path)
 	if !known {
 		p.answer(w, errorf(http.StatusNotFound, profilesvc.CodeNotFound, "no route for %s %s", r.Method, path))
-		return
-	}
-	if subtle.ConstantTimeCompare([]byte(apiKeyOf(r)), []byte(p.APIKey)) != 1 {
-		p.answer(w, errorf(http.StatusUnauthorized, profilesvc.CodeUnauthorized, "invalid API key: the proxy's control routes take the proxy's own key (-api-key)"))
 		return
 	}
 	if e := checkQuery(r, route.Query); e != nil {

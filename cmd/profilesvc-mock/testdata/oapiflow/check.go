@@ -57,28 +57,30 @@ func answer(step string, resp any, err error, want int) (any, error) {
 
 // wantError checks an error answer: status and the body's code, status
 // and message, decoded strictly as answer does.
-func wantError(step string, resp any, err error, status int, code string) error {
+func wantError(step string, resp any, err error, status int, want string) error {
 	v, err := answer(step, resp, err, status)
 	if err != nil {
 		return err
 	}
 	e := reflect.ValueOf(v).Elem().FieldByName("Error")
-	if !e.IsValid() {
-		return fmt.Errorf("%s: %T has no field Error", step, v)
+	if !e.IsValid() || e.Kind() != reflect.Struct {
+		return fmt.Errorf("%s: %T has no struct field Error", step, v)
 	}
-	gotCode := e.FieldByName("Code").String()
-	gotStatus := e.FieldByName("Status").Int()
-	msg := e.FieldByName("Message").String()
-	if gotCode != code || gotStatus != int64(status) || msg == "" {
-		return fmt.Errorf("%s: error {code %q, status %d, message %q}, want code %q, status %d and a message", step, gotCode, gotStatus, msg, code, status)
+	code, st, message := e.FieldByName("Code"), e.FieldByName("Status"), e.FieldByName("Message")
+	if !code.IsValid() || code.Kind() != reflect.String || !st.IsValid() || !st.CanInt() || !message.IsValid() || message.Kind() != reflect.String {
+		return fmt.Errorf("%s: %s lacks a string Code, an integer Status or a string Message", step, e.Type())
+	}
+	if code.String() != want || st.Int() != int64(status) || message.String() == "" {
+		return fmt.Errorf("%s: error {code %q, status %d, message %q}, want code %q, status %d and a message", step, code.String(), st.Int(), message.String(), want, status)
 	}
 	return nil
 }
 
 // jsonDifference compares two JSON documents as values, taking a null
-// member, an empty object and an empty array as the same as an absent
-// member (a generated type drops those through omitempty), and says where
-// they differ; "" when they do not.
+// member as the same as an absent one (a generated type's omitempty drops
+// a nil pointer), and says where they differ; "" when they do not. An
+// empty array or object is kept apart from an absent member: "no findings"
+// is not "findings not given".
 func jsonDifference(a, b []byte) string {
 	var va, vb any
 	if err := json.Unmarshal(a, &va); err != nil {
@@ -90,26 +92,16 @@ func jsonDifference(a, b []byte) string {
 	return differ("$", prune(va), prune(vb))
 }
 
-// prune removes null, empty-object and empty-array members of objects.
+// prune removes the null members of objects.
 func prune(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		for k, m := range v {
-			m = prune(m)
-			switch mm := m.(type) {
-			case nil:
+			if m == nil {
 				continue
-			case map[string]any:
-				if len(mm) == 0 {
-					continue
-				}
-			case []any:
-				if len(mm) == 0 {
-					continue
-				}
 			}
-			out[k] = m
+			out[k] = prune(m)
 		}
 		return out
 	case []any:

@@ -140,8 +140,27 @@ func (f *flow) folders(ctx context.Context) error {
 	}
 	f.folderID = v.(*api.Folder).Id
 	rn, err := f.c.RenameFolderWithResponse(ctx, f.folderID, api.FolderNameRequest{Name: "Payslips 2025"})
-	_, err = answer("rename folder", rn, err, http.StatusOK)
-	return err
+	if _, err := answer("rename folder", rn, err, http.StatusOK); err != nil {
+		return err
+	}
+	// Two folders, a page of one: the first page's nextCursor leads to
+	// the second, the last.
+	first, err := f.c.ListFoldersWithResponse(ctx, f.profileID, &api.ListFoldersParams{Limit: ptr(1)})
+	if v, err = answer("list folders, first page", first, err, http.StatusOK); err != nil {
+		return err
+	}
+	page := v.(*api.FolderPage)
+	if page.Count != 1 || page.NextCursor == nil || *page.NextCursor == "" {
+		return fmt.Errorf("list folders, first page: %+v, want one folder and a cursor", page)
+	}
+	next, err := f.c.ListFoldersWithResponse(ctx, f.profileID, &api.ListFoldersParams{Limit: ptr(1), Cursor: page.NextCursor})
+	if v, err = answer("list folders, next page", next, err, http.StatusOK); err != nil {
+		return err
+	}
+	if last := v.(*api.FolderPage); last.Count != 1 || last.NextCursor != nil || last.Items[0].Id == page.Items[0].Id {
+		return fmt.Errorf("list folders, next page: %+v, want the other folder and no cursor", last)
+	}
+	return nil
 }
 
 func (f *flow) items(ctx context.Context) error {

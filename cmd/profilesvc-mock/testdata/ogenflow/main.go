@@ -1,7 +1,7 @@
 // Command ogenflow uses the client that ogen generates from
 // api/openapi.yaml (into the package api, beside this file) against a
-// running mock: it creates a profile, clears its description with null,
-// and reads an error body, each into its generated type. It exits 1 at the
+// running mock: it creates a profile, clears its description and metadata
+// with nulls, and reads an error body, each into its generated type. It exits 1 at the
 // first surprise.
 package main
 
@@ -43,6 +43,7 @@ func run(ctx context.Context, baseURL string, k key) error {
 	res, err := c.CreateProfile(ctx, &api.CreateProfileRequest{
 		Name:        "Jane Doe",
 		Description: api.NewOptNilString("Retail loan onboarding"),
+		Metadata:    api.NewOptNilNullableMetadata(api.NullableMetadata{"customerRef": []byte(`"CUST-20931"`)}),
 	}, api.CreateProfileParams{WorkflowId: "wf_default"})
 	if err != nil {
 		return fmt.Errorf("create profile: %w", err)
@@ -58,7 +59,9 @@ func run(ctx context.Context, baseURL string, k key) error {
 
 	var clear api.OptNilString
 	clear.SetToNull()
-	upd, err := c.UpdateProfile(ctx, &api.UpdateProfileRequest{Description: clear}, api.UpdateProfileParams{ProfileId: p.ID})
+	var noMetadata api.OptNilNullableMetadata
+	noMetadata.SetToNull()
+	upd, err := c.UpdateProfile(ctx, &api.UpdateProfileRequest{Description: clear, Metadata: noMetadata}, api.UpdateProfileParams{ProfileId: p.ID})
 	if err != nil {
 		return fmt.Errorf("update profile: %w", err)
 	}
@@ -68,6 +71,9 @@ func run(ctx context.Context, baseURL string, k key) error {
 	}
 	if d, set := got.Response.Description.Get(); set {
 		return fmt.Errorf("update profile: description %q after null, want none", d)
+	}
+	if m, set := got.Response.Metadata.Get(); set && len(m) > 0 {
+		return fmt.Errorf("update profile: metadata %v after null, want none", m)
 	}
 
 	res, err = c.CreateProfile(ctx, &api.CreateProfileRequest{Name: "x"}, api.CreateProfileParams{WorkflowId: "wf_unknown"})

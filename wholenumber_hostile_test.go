@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// a21Member returns the bytes of the member at path (object keys, or
+// memberAt returns the bytes of the member at path (object keys, or
 // array indexes written as numbers) of the JSON document doc, exactly as
 // they are written there.
-func a21Member(t *testing.T, doc []byte, path ...string) []byte {
+func memberAt(t *testing.T, doc []byte, path ...string) []byte {
 	t.Helper()
 	raw := json.RawMessage(doc)
 	for _, p := range path {
@@ -50,7 +50,7 @@ func a21Member(t *testing.T, doc []byte, path ...string) []byte {
 // UnmarshalJSON copies the rewritten bytes into its Raw. "Raw is the
 // folder's JSON as the service sent it" (folders.go) no longer holds: an
 // unknown member "extra": 1.0 reads back as "extra": 1.
-func TestA21NestedRawKeepsTheBytesAsSent(t *testing.T) {
+func TestHostileNestedRawKeepsTheBytesAsSent(t *testing.T) {
 	t.Parallel()
 	t.Run("a profile's default folder", func(t *testing.T) {
 		t.Parallel()
@@ -60,7 +60,7 @@ func TestA21NestedRawKeepsTheBytesAsSent(t *testing.T) {
 		p, err := jsonServer(t, []byte(body)).client(t).CreateProfile(context.Background(), "wf_1", CreateProfileParams{Name: "x"})
 		require.NoError(t, err)
 		assert.Equal(t, strings.TrimSpace(body), string(p.Raw), "the profile's Raw")
-		want := a21Member(t, []byte(body), "folders", "0")
+		want := memberAt(t, []byte(body), "folders", "0")
 		require.Len(t, p.Folders, 1)
 		assert.Equal(t, string(want), string(p.Folders[0].Raw), "the default folder's Raw is not the folder's JSON as sent")
 	})
@@ -71,7 +71,7 @@ func TestA21NestedRawKeepsTheBytesAsSent(t *testing.T) {
 		require.NoError(t, err)
 		require.NotEmpty(t, page.Items)
 		for i, f := range page.Items {
-			want := a21Member(t, body, "items", strconv.Itoa(i))
+			want := memberAt(t, body, "items", strconv.Itoa(i))
 			assert.Equal(t, string(want), string(f.Raw), "folder %d: Raw is not the folder's JSON as sent", i)
 		}
 	})
@@ -85,7 +85,7 @@ func TestA21NestedRawKeepsTheBytesAsSent(t *testing.T) {
 // A caller that decodes them with UseNumber, into json.Number or a
 // decimal type, or that hashes or signs them, sees other data than the
 // service sent.
-func TestA21RawJSONFieldsKeepTheBytesAsSent(t *testing.T) {
+func TestHostileRawJSONFieldsKeepTheBytesAsSent(t *testing.T) {
 	t.Parallel()
 	t.Run("item content", func(t *testing.T) {
 		t.Parallel()
@@ -94,15 +94,15 @@ func TestA21RawJSONFieldsKeepTheBytesAsSent(t *testing.T) {
 		it, err := jsonServer(t, []byte(body)).client(t).GetItem(context.Background(), "item_1")
 		require.NoError(t, err)
 		assert.EqualValues(t, 342, it.SizeBytes)
-		assert.Equal(t, string(a21Member(t, []byte(body), "content")), string(it.Content), "Content is not the item's content as sent")
+		assert.Equal(t, string(memberAt(t, []byte(body), "content")), string(it.Content), "Content is not the item's content as sent")
 	})
 	t.Run("analysis", func(t *testing.T) {
 		t.Parallel()
 		body := respell(t, readGolden(t, "analysis_completed.json"), func(n string) string { return n + ".0" })
 		a, err := jsonServer(t, body).client(t).GetAnalysis(context.Background(), "analysis_1", nil)
 		require.NoError(t, err)
-		assert.Equal(t, string(a21Member(t, body, "extractedData")), string(a.ExtractedData), "ExtractedData is not the data as sent")
-		assert.Equal(t, string(a21Member(t, body, "outputSchema")), string(a.OutputSchema), "OutputSchema is not the schema as sent")
+		assert.Equal(t, string(memberAt(t, body, "extractedData")), string(a.ExtractedData), "ExtractedData is not the data as sent")
+		assert.Equal(t, string(memberAt(t, body, "outputSchema")), string(a.OutputSchema), "OutputSchema is not the schema as sent")
 	})
 }
 
@@ -112,7 +112,7 @@ func TestA21RawJSONFieldsKeepTheBytesAsSent(t *testing.T) {
 // encoding/json alone gives -0: math.Signbit and 1/x tell them apart.
 // Writing "-0", a JSON integer that an int field takes as 0, would keep
 // it.
-func TestA21NegativeZeroKeepsItsSign(t *testing.T) {
+func TestHostileNegativeZeroKeepsItsSign(t *testing.T) {
 	t.Parallel()
 	t.Run("metadata of a profile", func(t *testing.T) {
 		t.Parallel()
@@ -138,9 +138,9 @@ func TestA21NegativeZeroKeepsItsSign(t *testing.T) {
 	})
 }
 
-// a21Numbers is an answer of the page shape whose count is written c and
+// numbersOf is an answer of the page shape whose count is written c and
 // whose member x, which the SDK does not know, lists n numbers written w.
-func a21Numbers(c, w string, n int) []byte {
+func numbersOf(c, w string, n int) []byte {
 	return []byte(`{"count":` + c + `,"nextCursor":null,"items":[],"x":[` + strings.Repeat(w+",", n-1) + w + `]}`)
 }
 
@@ -157,9 +157,9 @@ func a21Numbers(c, w string, n int) []byte {
 // and over 2 GB allocated for one answer. The bounds on length and
 // exponent bound each number's cost, not the answer's. Measured as
 // allocation counts, not time.
-func TestA21HostileWholeNumbersCostNoMoreThanAnOrdinaryAnswer(t *testing.T) {
+func TestHostileHostileWholeNumbersCostNoMoreThanAnOrdinaryAnswer(t *testing.T) {
 	const n = 4096
-	hostile := a21Numbers("1.0", "1.0", n)
+	hostile := numbersOf("1.0", "1.0", n)
 	// An ordinary answer of the same size: a profile whose metadata holds
 	// n numbers, each decoded into an interface.
 	ordinary := []byte(`{"id":"pf_1","workflowId":"wf_1","name":"x","itemsCount":1,"metadata":{"x":[` + strings.Repeat("1.5,", n-1) + `1.5]}}`)
@@ -190,8 +190,8 @@ func TestA21HostileWholeNumbersCostNoMoreThanAnOrdinaryAnswer(t *testing.T) {
 // errors.As the compiler moves it to the heap: every decode, of every
 // nested resource too (a page of 100 folders: 101), allocates once more
 // than encoding/json. Checking err == nil before declaring te removes it.
-func TestA21RetryCostsNothingOnAPlainAnswer(t *testing.T) {
-	plain := a21Numbers("1", "1", 4096)
+func TestHostileRetryCostsNothingOnAPlainAnswer(t *testing.T) {
+	plain := numbersOf("1", "1", 4096)
 	var page FolderPage
 	viaSDK := testing.AllocsPerRun(50, func() {
 		page = FolderPage{}
@@ -229,7 +229,7 @@ func TestA21RetryCostsNothingOnAPlainAnswer(t *testing.T) {
 
 // No invalid JSON is accepted, however the rewrite could read it: each
 // body sets off the rewrite (count 1.0) and is refused as malformed.
-func TestA21InvalidJSONIsNeverAccepted(t *testing.T) {
+func TestHostileInvalidJSONIsNeverAccepted(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{
 		`{"count":01.0,"nextCursor":null,"items":[]}`,
@@ -278,7 +278,7 @@ func TestA21InvalidJSONIsNeverAccepted(t *testing.T) {
 // is not JSON; and an answer that is JSON decodes, when it decodes, to
 // what the same answer with its whole numbers written as integers decodes
 // to with encoding/json alone.
-func TestA21MutatedAnswersStayHonest(t *testing.T) {
+func TestHostileMutatedAnswersStayHonest(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 21))
 	alphabet := []byte(`0123456789.eE+-"\ ,:[]{}u1.0`)
@@ -349,7 +349,7 @@ func TestA21MutatedAnswersStayHonest(t *testing.T) {
 // A whole number at the bounds of its field, however written, decodes to
 // that number exactly, or is an error naming the field: never another
 // value.
-func TestA21WholeNumbersAtTheBounds(t *testing.T) {
+func TestHostileWholeNumbersAtTheBounds(t *testing.T) {
 	t.Parallel()
 	type target struct {
 		I   int64
@@ -418,7 +418,7 @@ func TestA21WholeNumbersAtTheBounds(t *testing.T) {
 
 // Numbers in strings and keys, with every escape, are never rewritten;
 // and float members keep their exact value.
-func TestA21StringsKeysAndFloatsKeepTheirMeaning(t *testing.T) {
+func TestHostileStringsKeysAndFloatsKeepTheirMeaning(t *testing.T) {
 	t.Parallel()
 	meta := `{"1.0":"2.0","\"3.0":"4.0\"","a\\":"5.0\\","\u0031.0":"\u0036.0","k\\\"7.0":[8.0,"9.0",{"10.0":11.0}],` +
 		`"f":[0.1,1e-7,123456789012345678.0,9007199254740993.0,1.7976931348623157e308,5e-324,4.9e-324,2.5e0,100e-2]}`
@@ -441,7 +441,7 @@ func TestA21StringsKeysAndFloatsKeepTheirMeaning(t *testing.T) {
 	for _, f := range []string{"0.1", "1e-7", "123456789012345678.0", "9007199254740993.0", "1.7976931348623157e308", "5e-324", "2.50e0", "1.0000000000000002"} {
 		a := strings.Replace(string(readGolden(t, "analysis_completed.json")), `"totalIterations": 2`, `"totalIterations": 2.0`, 1)
 		require.Contains(t, a, `"totalIterations": 2.0`)
-		a = a21SetMember(t, a, "processingTimeMs", f)
+		a = setMemberAt(t, a, "processingTimeMs", f)
 		got, err := jsonServer(t, []byte(a)).client(t).GetAnalysis(context.Background(), "analysis_1", nil)
 		require.NoError(t, err, "processingTimeMs %s", f)
 		wantF, err := strconv.ParseFloat(f, 64)
@@ -451,9 +451,9 @@ func TestA21StringsKeysAndFloatsKeepTheirMeaning(t *testing.T) {
 	}
 }
 
-// a21SetMember writes the top-level member name of the JSON object doc
+// setMemberAt writes the top-level member name of the JSON object doc
 // as value, in place.
-func a21SetMember(t *testing.T, doc, name, value string) string {
+func setMemberAt(t *testing.T, doc, name, value string) string {
 	t.Helper()
 	key := `"` + name + `": `
 	i := strings.Index(doc, key)
@@ -468,7 +468,7 @@ func a21SetMember(t *testing.T, doc, name, value string) string {
 
 // Deep nesting around a rewrite decodes as encoding/json decodes it, up
 // to encoding/json's own depth limit, past which the answer is refused.
-func TestA21DeepNestingAroundARewrite(t *testing.T) {
+func TestHostileDeepNestingAroundARewrite(t *testing.T) {
 	t.Parallel()
 	deep := func(n int) string { return strings.Repeat(`[`, n) + `1.0` + strings.Repeat(`]`, n) }
 	body := `{"id":"pf_1","itemsCount":1.0,"metadata":{"d":` + deep(9000) + `}}`
@@ -486,7 +486,7 @@ func TestA21DeepNestingAroundARewrite(t *testing.T) {
 // message, so that errors.Is matches; a code or message holding the API
 // key (as sent, or hidden behind JSON escapes) is masked all the same;
 // a fraction within an integer of the body leaves a useful message.
-func TestA21ErrorBodiesWithWholeNumbers(t *testing.T) {
+func TestHostileErrorBodiesWithWholeNumbers(t *testing.T) {
 	t.Parallel()
 	escapedKey := strings.ReplaceAll(testAPIKey, "-", `\u002d`)
 	tests := []struct {
@@ -528,7 +528,7 @@ func TestA21ErrorBodiesWithWholeNumbers(t *testing.T) {
 
 // A fraction in an integer field nested in a resource is an error that
 // names the field, as at the top.
-func TestA21FractionInANestedIntegerNamesTheField(t *testing.T) {
+func TestHostileFractionInANestedIntegerNamesTheField(t *testing.T) {
 	t.Parallel()
 	body := strings.Replace(string(readGolden(t, "profile_create.json")), `"itemsCount": 0,`, `"itemsCount": 0.0,`, 1)
 	body = strings.Replace(body, `"itemsCount": 0,`, `"itemsCount": 0.5,`, 1)

@@ -17,8 +17,8 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
-// a21Answer is what a test compares of two servers' answers.
-type a21Answer struct {
+// publicAnswer is what a test compares of two servers' answers.
+type publicAnswer struct {
 	Status        int
 	Code          string
 	ContentType   string
@@ -28,7 +28,7 @@ type a21Answer struct {
 	Body          string
 }
 
-func (a a21Answer) String() string {
+func (a publicAnswer) String() string {
 	b := a.Body
 	if len(b) > 120 {
 		b = b[:120] + "…"
@@ -36,9 +36,9 @@ func (a a21Answer) String() string {
 	return fmt.Sprintf("%d %s [%s, length %s, Allow %q, request ID %v] %q", a.Status, a.Code, a.ContentType, a.ContentLength, a.Allow, a.HasRequestID, b)
 }
 
-// a21Raw sends one request, its target byte for byte as given, on a
+// rawPublicAnswer sends one request, its target byte for byte as given, on a
 // connection of its own, and reads the answer.
-func a21Raw(t *testing.T, base, method, target, key string) a21Answer {
+func rawPublicAnswer(t *testing.T, base, method, target, key string) publicAnswer {
 	t.Helper()
 	addr := strings.TrimPrefix(base, "http://")
 	c, err := net.Dial("tcp", addr)
@@ -56,7 +56,7 @@ func a21Raw(t *testing.T, base, method, target, key string) a21Answer {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	a := a21Answer{
+	a := publicAnswer{
 		Status:        resp.StatusCode,
 		ContentType:   resp.Header.Get("Content-Type"),
 		ContentLength: resp.Header.Get("Content-Length"),
@@ -73,9 +73,9 @@ func a21Raw(t *testing.T, base, method, target, key string) a21Answer {
 	return a
 }
 
-// a21MockAndProxy starts a simulating mock and a proxy in front of it
+// mockAndProxy starts a simulating mock and a proxy in front of it
 // that takes the mock's key as its own.
-func a21MockAndProxy(t *testing.T) (*mockserver.Server, *mockserver.Proxy) {
+func mockAndProxy(t *testing.T) (*mockserver.Server, *mockserver.Proxy) {
 	t.Helper()
 	srv := newServer(t)
 	p, err := mockserver.NewProxy(srv.URL, mockserver.WithProxyAPIKey(srv.APIKey))
@@ -84,7 +84,7 @@ func a21MockAndProxy(t *testing.T) (*mockserver.Server, *mockserver.Proxy) {
 	return srv, p
 }
 
-var a21Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "get", "Head", "PROPFIND"}
+var publicMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "get", "Head", "PROPFIND"}
 
 // The public routes of a proxy answer as those of a simulating mock do,
 // whatever the method (HEAD included, with the GET's length and no body),
@@ -92,17 +92,17 @@ var a21Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTI
 // (none, the right one, a wrong one): the same status, code, content type,
 // length and Allow header, each with a request ID; the bodies are the
 // same but for the health route's, where a proxy says what it is.
-func TestA21ProxyPublicRoutesAnswerAsTheMock(t *testing.T) {
+func TestHostileProxyPublicRoutesAnswerAsTheMock(t *testing.T) {
 	t.Parallel()
-	srv, p := a21MockAndProxy(t)
+	srv, p := mockAndProxy(t)
 	queries := []string{"", "?", "?&", "?=", "?a=1", "?a=1&a=2", "?%zz", "?a;b", "?verbose", "?%00"}
 	for _, path := range []string{"/_mock/health", "/_mock/openapi.yaml", "/_mock/mock-control.yaml"} {
 		for _, q := range queries {
-			for _, m := range a21Methods {
+			for _, m := range publicMethods {
 				for _, key := range []string{"", srv.APIKey, "wrong-key"} {
 					target := path + q
-					mock := a21Raw(t, srv.URL, m, target, key)
-					proxy := a21Raw(t, p.URL, m, target, key)
+					mock := rawPublicAnswer(t, srv.URL, m, target, key)
+					proxy := rawPublicAnswer(t, p.URL, m, target, key)
 					assert.True(t, mock.HasRequestID, "mock: %s %s: no request ID", m, target)
 					assert.True(t, proxy.HasRequestID, "proxy: %s %s: no request ID", m, target)
 					assert.NotEqual(t, http.StatusInternalServerError, mock.Status, "mock: %s %s: %s", m, target, mock)
@@ -130,20 +130,20 @@ func TestA21ProxyPublicRoutesAnswerAsTheMock(t *testing.T) {
 // alike, but answers 404 NOT_FOUND: serveControl (proxy.go) looks the
 // path up among the control routes before it checks the key. With the
 // key, both answer 404.
-func TestA21ProxyAnswersNearMissesOfPublicRoutesAsTheMock(t *testing.T) {
+func TestHostileProxyAnswersNearMissesOfPublicRoutesAsTheMock(t *testing.T) {
 	t.Parallel()
-	srv, p := a21MockAndProxy(t)
+	srv, p := mockAndProxy(t)
 	for _, target := range []string{
 		"/_mock/health/", "/_mock/openapi.yaml/", "/_mock/mock-control.yaml/", "/_mock/%68ealth",
 		"/_mock/openapi%2Eyaml", "/_mock//health", "/_mock/./health", "/_mock/health%2F",
 	} {
 		for _, m := range []string{"GET", "HEAD"} {
-			mock := a21Raw(t, srv.URL, m, target, "")
-			proxy := a21Raw(t, p.URL, m, target, "")
+			mock := rawPublicAnswer(t, srv.URL, m, target, "")
+			proxy := rawPublicAnswer(t, p.URL, m, target, "")
 			assert.Equal(t, mock.Status, proxy.Status, "%s %s without a key: mock %s, proxy %s", m, target, mock, proxy)
 			// With the key, both say there is no such route.
-			mock = a21Raw(t, srv.URL, m, target, srv.APIKey)
-			proxy = a21Raw(t, p.URL, m, target, srv.APIKey)
+			mock = rawPublicAnswer(t, srv.URL, m, target, srv.APIKey)
+			proxy = rawPublicAnswer(t, p.URL, m, target, srv.APIKey)
 			assert.Equal(t, http.StatusNotFound, mock.Status, "mock: %s %s: %s", m, target, mock)
 			assert.Equal(t, http.StatusNotFound, proxy.Status, "proxy: %s %s: %s", m, target, proxy)
 		}

@@ -16,25 +16,25 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
-// a21ArmedClock is a fake clock that reports the duration of every timer
+// armedClock is a fake clock that reports the duration of every timer
 // armed on it, so that a test reads the wait a long poll asked for
 // without any time passing.
-type a21ArmedClock struct {
+type armedClock struct {
 	*mockserver.FakeClock
 	armed chan time.Duration
 }
 
-func (c *a21ArmedClock) AfterFunc(d time.Duration, f func()) func() bool {
+func (c *armedClock) AfterFunc(d time.Duration, f func()) func() bool {
 	stop := c.FakeClock.AfterFunc(d, f)
 	c.armed <- d
 	return stop
 }
 
-// a21DocumentRefuses reports whether api/openapi.yaml refuses the query
+// documentRefusesQuery reports whether api/openapi.yaml refuses the query
 // parameter param of a GET of target: the document's checker is given
 // the request with an answer of 200, and says whether the request's
 // parameter is at fault.
-func a21DocumentRefuses(t *testing.T, v *openapicheck.Validator, target, param string) (bool, string) {
+func documentRefusesQuery(t *testing.T, v *openapicheck.Validator, target, param string) (bool, string) {
 	t.Helper()
 	err := v.Check(context.Background(), openapicheck.Exchange{
 		Method:         http.MethodGet,
@@ -57,9 +57,9 @@ func a21DocumentRefuses(t *testing.T, v *openapicheck.Validator, target, param s
 	return false, ""
 }
 
-// a21ExactNanos is the exact value of a plain decimal, in nanoseconds, or
+// exactNanos is the exact value of a plain decimal, in nanoseconds, or
 // nil when v is not one.
-func a21ExactNanos(v string) *big.Rat {
+func exactNanos(v string) *big.Rat {
 	r, ok := new(big.Rat).SetString(v)
 	if !ok {
 		return nil
@@ -73,11 +73,11 @@ func a21ExactNanos(v string) *big.Rat {
 // server's clock, within a microsecond of the value written; never a 500,
 // and never taken where the document refuses it. The hold is read from
 // the timer the poll arms on a fake clock: no time passes.
-func TestA21TimeoutSecondsOddSpellings(t *testing.T) {
+func TestHostileTimeoutSecondsOddSpellings(t *testing.T) {
 	t.Parallel()
 	doc, err := openapicheck.New()
 	require.NoError(t, err)
-	clock := &a21ArmedClock{FakeClock: mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)), armed: make(chan time.Duration, 1)}
+	clock := &armedClock{FakeClock: mockserver.NewFakeClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)), armed: make(chan time.Duration, 1)}
 	srv := newServer(t, mockserver.WithManualAnalyses(), mockserver.WithClock(clock))
 	pid, items := analysisFixture(t, srv)
 	id := startAnalysis(t, srv, pid, items...)
@@ -122,7 +122,7 @@ func TestA21TimeoutSecondsOddSpellings(t *testing.T) {
 		case <-time.After(time.Minute): // a hang guard only
 			t.Fatalf("%s: neither answered nor held within a minute", q)
 		}
-		docRefuses, why := a21DocumentRefuses(t, doc, target, "timeoutSeconds")
+		docRefuses, why := documentRefusesQuery(t, doc, target, "timeoutSeconds")
 		if r != nil {
 			// Refused at once.
 			if !assert.Equal(t, http.StatusBadRequest, r.Status, "%s: %s", q, r) {
@@ -138,7 +138,7 @@ func TestA21TimeoutSecondsOddSpellings(t *testing.T) {
 		assert.False(t, docRefuses, "%s: the mock holds the poll for %v, but the document refuses the request: %s", q, armed, why)
 		assert.True(t, armed >= 10*time.Second && armed <= 300*time.Second, "%s: held for %v, want 10s to 300s", q, armed)
 		v := strings.TrimPrefix(q, "timeoutSeconds=")
-		if exact := a21ExactNanos(v); exact != nil {
+		if exact := exactNanos(v); exact != nil {
 			diff := new(big.Rat).Sub(exact, new(big.Rat).SetInt64(int64(armed)))
 			assert.True(t, diff.Abs(diff).Cmp(big.NewRat(int64(time.Microsecond), 1)) <= 0, "%s: held for %v, want %s s", q, armed, v)
 		}
@@ -151,7 +151,7 @@ func TestA21TimeoutSecondsOddSpellings(t *testing.T) {
 // limit is an integer: every spelling the mock takes, the document takes,
 // and every one the mock refuses (with 400 VALIDATION_ERROR naming limit),
 // the document refuses; 10.0 among them.
-func TestA21LimitSpellingsAgreeWithTheDocument(t *testing.T) {
+func TestHostileLimitSpellingsAgreeWithTheDocument(t *testing.T) {
 	t.Parallel()
 	doc, err := openapicheck.New()
 	require.NoError(t, err)
@@ -165,7 +165,7 @@ func TestA21LimitSpellingsAgreeWithTheDocument(t *testing.T) {
 	} {
 		target := "/v1/profiles/" + pid + "/folders?limit=" + v
 		r := do(t, srv, http.MethodGet, target, nil)
-		docRefuses, why := a21DocumentRefuses(t, doc, target, "limit")
+		docRefuses, why := documentRefusesQuery(t, doc, target, "limit")
 		switch r.Status {
 		case http.StatusOK:
 			assert.False(t, docRefuses, "limit=%s: the mock takes it, the document refuses it: %s", v, why)
