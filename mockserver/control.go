@@ -45,22 +45,10 @@ func handleAddWorkflow(t *Tenant, w http.ResponseWriter, r *http.Request) *apiEr
 const seedMemoryFactor = 5
 
 func handleSeed(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	// A seed takes its memory from the budget of uploads under way, so
-	// that seeds sent at once never hold more than it; so its body is at
-	// most the upload limit, and a fifth of the budget.
-	cfg := t.srv.cfg
-	limit := min(cfg.maxUpload, cfg.uploadMemory/seedMemoryFactor)
-	size := limit
-	if r.ContentLength >= 0 {
-		size = min(r.ContentLength, limit)
-	}
-	mem := &reservation{budget: t.srv.uploads}
-	defer mem.release()
-	if !mem.take(seedMemoryFactor * size) {
-		return uploadMemoryFull()
-	}
 	var s Seed
-	if e := decodeJSON(r, limit, &s); e != nil {
+	release, e := decodeLargeJSON(t, r, &s)
+	defer release()
+	if e != nil {
 		return e
 	}
 	for _, p := range s.Profiles {
@@ -77,6 +65,26 @@ func handleSeed(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 	}
 	noContent(w)
 	return nil
+}
+
+// decodeLargeJSON decodes a body that may be as large as an upload (a
+// seed, a snapshot) into v. It takes its memory from the budget of
+// uploads under way, so that such bodies sent at once never hold more
+// than it: the body is at most the upload limit, and a fifth of the
+// budget. The caller calls release once it is done with v, whatever the
+// error.
+func decodeLargeJSON(t *Tenant, r *http.Request, v any) (release func(), e *apiError) {
+	cfg := t.srv.cfg
+	limit := min(cfg.maxUpload, cfg.uploadMemory/seedMemoryFactor)
+	size := limit
+	if r.ContentLength >= 0 {
+		size = min(r.ContentLength, limit)
+	}
+	mem := &reservation{budget: t.srv.uploads}
+	if !mem.take(seedMemoryFactor * size) {
+		return mem.release, uploadMemoryFull()
+	}
+	return mem.release, decodeJSON(r, limit, v)
 }
 
 func handleSetItemStatus(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {

@@ -191,21 +191,12 @@ func handleGetSnapshot(t *Tenant, w http.ResponseWriter, r *http.Request) *apiEr
 // the state stays as it was. Its body takes memory from the budget of
 // uploads under way, as a seed's does, and is at most as large.
 func handleRestoreSnapshot(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	cfg := t.srv.cfg
-	limit := min(cfg.maxUpload, cfg.uploadMemory/seedMemoryFactor)
-	size := limit
-	if r.ContentLength >= 0 {
-		size = min(r.ContentLength, limit)
-	}
-	mem := &reservation{budget: t.srv.uploads}
-	defer mem.release()
-	if !mem.take(seedMemoryFactor * size) {
-		return uploadMemoryFull()
-	}
 	// Into the encoding's own type, so that a member it does not have is
 	// named and refused, as in every body the mock reads.
 	var d snapshotData
-	if e := decodeJSON(r, limit, &d); e != nil {
+	release, e := decodeLargeJSON(t, r, &d)
+	defer release()
+	if e != nil {
 		return e
 	}
 	if d.Version != snapshotVersion {
