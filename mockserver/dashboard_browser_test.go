@@ -25,6 +25,7 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -200,6 +201,18 @@ func (p *page) text(sel string) string {
 	return s
 }
 
+// waitText waits until the first element sel selects says want (its text,
+// trimmed).
+func (p *page) waitText(sel, want string) {
+	p.t.Helper()
+	_, err := chromedp.Run(p.ctx, chromedp.PollFunction[bool](
+		`(sel, want) => { const e = document.querySelector(sel); return !!e && e.textContent.trim() === want; }`,
+		chromedp.WithPollingArgs(sel, want),
+		chromedp.WithPollingTimeout(2*time.Minute), // a hang guard only
+	))
+	require.NoError(p.t, err, "wait until %s says %q", sel, want)
+}
+
 // waitGone waits until no element matches sel.
 func (p *page) waitGone(sel string) {
 	p.t.Helper()
@@ -272,6 +285,17 @@ func TestDashboardInBrowser(t *testing.T) {
 	assert.Equal(t, "completed", strings.TrimSpace(p.text(analysis+` [data-testid="analysis-status"]`)))
 	p.do("the completed analysis's controls", chromedp.WaitVisible(css(analysis+` [data-testid="analysis-approve"]`)))
 	p.shot("analysis-completed")
+
+	// From the keyboard: Approve, focused and pressed with Enter.
+	p.do("Approve, from the keyboard",
+		chromedp.Focus(css(analysis+` [data-testid="analysis-approve"]`)),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitVisible(css(analysis+` [data-testid="analysis-verification"]`)),
+	)
+	p.waitText(analysis+` [data-testid="analysis-verification"]`, "approved")
+	a, err = sdk.GetAnalysis(ctx, id, nil)
+	require.NoError(t, err)
+	assert.Equal(t, profilesvc.VerificationApproved, a.VerificationStatus, "approved, through the API")
 
 	// A fault added in the form is in force; Remove removes it.
 	p.do("add a fault",
