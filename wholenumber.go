@@ -165,78 +165,103 @@ func wholeNumber(dst, tok []byte) ([]byte, bool) {
 	if len(tok) > maxWholeNumberLen {
 		return nil, false
 	}
-	i, neg := 0, false
-	if i < len(tok) && tok[i] == '-' {
-		neg = true
-		i++
-	}
-	start := i
-	switch {
-	case i < len(tok) && tok[i] == '0':
-		i++
-	default:
-		for i < len(tok) && isDigit(tok[i]) {
-			i++
-		}
-	}
-	if i == start {
-		return nil, false
-	}
-	whole := tok[start:i]
-	var frac []byte
-	if i < len(tok) && tok[i] == '.' {
-		i++
-		f := i
-		for i < len(tok) && isDigit(tok[i]) {
-			i++
-		}
-		if i == f {
-			return nil, false
-		}
-		frac = tok[f:i]
-	}
-	exp, hasExp := 0, false
-	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
-		hasExp = true
-		i++
-		sign := 1
-		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
-			if tok[i] == '-' {
-				sign = -1
-			}
-			i++
-		}
-		e := i
-		for i < len(tok) && isDigit(tok[i]) {
-			if exp <= maxWholeNumberExp {
-				exp = exp*10 + int(tok[i]-'0')
-			}
-			i++
-		}
-		if i == e || exp > maxWholeNumberExp {
-			return nil, false
-		}
-		exp *= sign
-	}
-	if i != len(tok) || frac == nil && !hasExp {
+	n, ok := parseNumber(tok)
+	if !ok || n.frac == nil && !n.hasExp {
 		return nil, false
 	}
 	// The value is the digits of whole and frac times 10^shift.
 	var buf [maxWholeNumberLen + maxWholeNumberExp]byte
-	digits := append(append(buf[:0], whole...), frac...)
-	if shift := exp - len(frac); shift < 0 {
-		cut := len(digits) + shift
-		for j := max(cut, 0); j < len(digits); j++ {
-			if digits[j] != '0' {
-				return nil, false // a fraction
-			}
+	digits := append(append(buf[:0], n.whole...), n.frac...)
+	if shift := n.exp - len(n.frac); shift < 0 {
+		cut := max(len(digits)+shift, 0)
+		if len(bytes.Trim(digits[cut:], "0")) > 0 {
+			return nil, false // a fraction
 		}
-		digits = digits[:max(cut, 0)]
+		digits = digits[:cut]
 	} else {
 		for range shift {
 			digits = append(digits, '0')
 		}
 	}
+	return appendInt64(dst, n.neg, digits)
+}
+
+// number is a JSON number taken apart.
+type number struct {
+	neg         bool
+	whole, frac []byte // frac is nil without a fraction
+	exp         int
+	hasExp      bool
+}
+
+// parseNumber takes tok apart when it is a JSON number whose exponent is
+// within maxWholeNumberExp.
+func parseNumber(tok []byte) (n number, ok bool) {
+	i := 0
+	if i < len(tok) && tok[i] == '-' {
+		n.neg = true
+		i++
+	}
+	start := i
+	if i < len(tok) && tok[i] == '0' {
+		i++
+	} else {
+		i = digitsFrom(tok, i)
+	}
+	if i == start {
+		return n, false
+	}
+	n.whole = tok[start:i]
+	if i < len(tok) && tok[i] == '.' {
+		f := i + 1
+		if i = digitsFrom(tok, f); i == f {
+			return n, false
+		}
+		n.frac = tok[f:i]
+	}
+	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
+		if n.exp, i, ok = parseExponent(tok, i+1); !ok {
+			return n, false
+		}
+		n.hasExp = true
+	}
+	return n, i == len(tok)
+}
+
+// parseExponent reads the exponent of a JSON number from tok[i:], after
+// its e: a sign and digits, at most maxWholeNumberExp in size.
+func parseExponent(tok []byte, i int) (exp, end int, ok bool) {
+	sign := 1
+	if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
+		if tok[i] == '-' {
+			sign = -1
+		}
+		i++
+	}
+	start := i
+	for ; i < len(tok) && isDigit(tok[i]); i++ {
+		if exp <= maxWholeNumberExp {
+			exp = exp*10 + int(tok[i]-'0')
+		}
+	}
+	if i == start || exp > maxWholeNumberExp {
+		return 0, i, false
+	}
+	return sign * exp, i, true
+}
+
+// digitsFrom returns the index of the first byte of tok from i on that
+// is not a digit.
+func digitsFrom(tok []byte, i int) int {
+	for i < len(tok) && isDigit(tok[i]) {
+		i++
+	}
+	return i
+}
+
+// appendInt64 appends the integer of the decimal digits (leading zeros
+// allowed) and sign to dst, when it is within int64.
+func appendInt64(dst []byte, neg bool, digits []byte) ([]byte, bool) {
 	for len(digits) > 0 && digits[0] == '0' {
 		digits = digits[1:]
 	}

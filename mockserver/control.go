@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -32,7 +33,7 @@ func handleAddWorkflow(t *Tenant, w http.ResponseWriter, r *http.Request) *apiEr
 		return e
 	}
 	if err := t.AddWorkflow(wf); err != nil {
-		return validation("%s", err.Error())
+		return invalid(err)
 	}
 	writeJSON(w, http.StatusCreated, wf)
 	return nil
@@ -61,30 +62,74 @@ func handleSeed(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
 		}
 	}
 	if err := t.LoadSeed(&s); err != nil {
-		return validation("%s", err.Error())
+		return invalid(err)
 	}
 	noContent(w)
 	return nil
 }
 
 // decodeLargeJSON decodes a body that may be as large as an upload (a
-// seed, a snapshot) into v. It takes its memory from the budget of
-// uploads under way, so that such bodies sent at once never hold more
-// than it: the body is at most the upload limit, and a fifth of the
-// budget. The caller calls release once it is done with v, whatever the
-// error.
+// seed, a snapshot) into v, strictly as decodeJSON does. Its memory comes
+// from the budget of uploads under way, so that such bodies sent at once
+// never hold more than it: the body at most the upload limit and a fifth
+// of the budget, read in blocks each taken from the budget before it is
+// read into (a body that is slow to come holds what has come, no more),
+// then, before it is decoded, what decoding it takes: seedMemoryFactor
+// times its size, and decodedValueSize for each of its values, so that a
+// small body of many empty objects is no cheaper than its decoded form.
+// The caller calls release once it is done with v, whatever the error.
 func decodeLargeJSON(t *Tenant, r *http.Request, v any) (release func(), e *apiError) {
 	cfg := t.srv.cfg
 	limit := min(cfg.maxUpload, cfg.uploadMemory/seedMemoryFactor)
-	size := limit
-	if r.ContentLength >= 0 {
-		size = min(r.ContentLength, limit)
-	}
 	mem := &reservation{budget: t.srv.uploads}
-	if !mem.take(seedMemoryFactor * size) {
+	if e := requireJSON(r); e != nil {
+		return mem.release, e
+	}
+	if r.ContentLength > limit {
+		return mem.release, errorf(http.StatusRequestEntityTooLarge, profilesvc.CodePayloadTooLarge,
+			"the request body declares %d bytes, more than the limit of %d bytes", r.ContentLength, limit)
+	}
+	body, err := readBlocks(http.MaxBytesReader(nil, r.Body, limit), mem)
+	switch {
+	case errors.Is(err, errUploadMemory):
+		return mem.release, uploadMemoryFull()
+	case err != nil:
+		return mem.release, bodyReadError(err, limit)
+	}
+	need := (seedMemoryFactor-1)*int64(len(body)) + decodedValueSize*jsonValues(body)
+	if need > cfg.uploadMemory {
+		return mem.release, errorf(http.StatusRequestEntityTooLarge, profilesvc.CodePayloadTooLarge,
+			"the request body holds %d JSON values in %d bytes: decoded, more than the memory of uploads under way allows (-upload-memory, WithUploadMemory)",
+			jsonValues(body), len(body))
+	}
+	if !mem.take(need) {
 		return mem.release, uploadMemoryFull()
 	}
-	return mem.release, decodeJSON(r, limit, v)
+	return mem.release, unmarshalStrict(body, v)
+}
+
+// decodedValueSize is what one JSON value takes once decoded into maps,
+// slices and interfaces, at most (measured: about 60 bytes for an empty
+// object in a list).
+const decodedValueSize = 64
+
+// jsonValues counts the values of a JSON text, roughly and never fewer:
+// one, and one more for each separator and opening bracket outside
+// strings.
+func jsonValues(b []byte) int64 {
+	n := int64(1)
+	inString := false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && (c == '{' || c == '[' || c == ',' || c == ':'):
+			n++
+		}
+	}
+	return n
 }
 
 func handleSetItemStatus(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
@@ -179,7 +224,7 @@ func handleAddFault(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError
 		f, err = t.faults.add(f)
 	}
 	if err != nil {
-		return validation("%s", err.Error())
+		return invalid(err)
 	}
 	writeJSON(w, http.StatusCreated, faultToJSON(f))
 	return nil

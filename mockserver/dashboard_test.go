@@ -116,7 +116,7 @@ func TestDashboardState(t *testing.T) {
 	// Polling it changes nothing the page shows: neither the record nor
 	// faults see it.
 	srv.ClearRequests()
-	_, err := srv.InjectFault(mockserver.Fault{Path: "/**", Status: http.StatusInternalServerError})
+	_, err := srv.InjectFault(mockserver.Fault{Path: "/_mock/state", Status: http.StatusInternalServerError})
 	require.NoError(t, err)
 	for range 3 {
 		_, tagNow := dashboardState(t, srv)
@@ -282,7 +282,7 @@ func TestDashboardRoutesAreTheControlDocument(t *testing.T) {
 		{Method: "PUT", Path: "/_mock/snapshot", Body: snapshot, ContentType: "application/json"},
 		{Method: "PUT", Path: "/_mock/snapshot", Body: []byte(`{"version":1,"workflows":[]}`), ContentType: "application/json"},
 		{Method: "PUT", Path: "/_mock/snapshot", Body: snapshot, ContentType: "text/plain"},
-		{Method: "GET", Path: "/_mock/requests?method=GET&path=/v1/**&status=200&limit=5"},
+		{Method: "GET", Path: "/_mock/requests?method=GET&path=/v1/*/*&status=200&limit=5"},
 		{Method: "GET", Path: "/_mock/requests?limit=0"},
 	}
 	for _, r := range tests {

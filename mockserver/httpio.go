@@ -66,6 +66,22 @@ func validation(format string, args ...any) *apiError {
 	return errorf(http.StatusBadRequest, profilesvc.CodeValidation, format, args...)
 }
 
+// maxMessage bounds a message made of a whole error's text.
+const maxMessage = 1000
+
+// invalid is a 400 VALIDATION_ERROR whose message is the text of one of
+// the mock's own checks (a seed's, a snapshot's, a fault's), without the
+// package's prefix: whole, since such a text names its record and field
+// after the values it quotes, which the check has clipped already, and
+// bounded as a whole all the same.
+func invalid(err error) *apiError {
+	msg := strings.TrimPrefix(err.Error(), "mockserver: ")
+	if utf8.RuneCountInString(msg) > maxMessage {
+		msg = string([]rune(msg)[:maxMessage]) + "…"
+	}
+	return &apiError{status: http.StatusBadRequest, code: profilesvc.CodeValidation, message: msg}
+}
+
 // errorBody is the service's error body.
 type errorBody struct {
 	Error errorDetail `json:"error"`
@@ -154,11 +170,8 @@ func mediaType(r *http.Request) string {
 	return strings.ToLower(mt)
 }
 
-// decodeJSON reads the request body as one JSON object into v, strictly:
-// the body must be application/json, within the size limit, well formed,
-// of the right types and without unknown fields. Every failure names what
-// was wrong.
-func decodeJSON(r *http.Request, limit int64, v any) *apiError {
+// requireJSON refuses a request whose body is not application/json.
+func requireJSON(r *http.Request) *apiError {
 	if mt := mediaType(r); mt != "application/json" {
 		if mt == "" {
 			return errorf(http.StatusUnsupportedMediaType, profilesvc.CodeUnsupportedMediaType,
@@ -166,6 +179,17 @@ func decodeJSON(r *http.Request, limit int64, v any) *apiError {
 		}
 		return errorf(http.StatusUnsupportedMediaType, profilesvc.CodeUnsupportedMediaType,
 			"Content-Type %q is not supported here: send the body as application/json", r.Header.Get("Content-Type"))
+	}
+	return nil
+}
+
+// decodeJSON reads the request body as one JSON object into v, strictly:
+// the body must be application/json, within the size limit, well formed,
+// of the right types and without unknown fields. Every failure names what
+// was wrong.
+func decodeJSON(r *http.Request, limit int64, v any) *apiError {
+	if e := requireJSON(r); e != nil {
+		return e
 	}
 	// Into a buffer of the declared length, when there is one within the
 	// limit: the body is read without the copies of a growing buffer.

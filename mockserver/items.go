@@ -185,6 +185,11 @@ var errUploadMemory = errors.New("the memory of uploads under way is spent")
 // an upload never holds more memory than its bytes that have arrived,
 // rounded up to a block, and the copy of those bytes.
 func readBlocks(src io.Reader, mem *reservation) ([]byte, error) {
+	// io.ReadFull reports a short last block as io.ErrUnexpectedEOF, as
+	// a body cut short reports itself: the source's own error tells them
+	// apart.
+	from := &sourceErr{r: src}
+	src = from
 	var blocks []*[]byte
 	defer func() {
 		for _, b := range blocks {
@@ -200,6 +205,9 @@ func readBlocks(src io.Reader, mem *reservation) ([]byte, error) {
 		blocks = append(blocks, b)
 		n, err := io.ReadFull(src, *b)
 		total += n
+		if from.err != nil {
+			return nil, from.err
+		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			break
 		}
@@ -213,6 +221,20 @@ func readBlocks(src io.Reader, mem *reservation) ([]byte, error) {
 		at += copy(data[at:], *b)
 	}
 	return data, nil
+}
+
+// sourceErr keeps the first error of its reader but io.EOF.
+type sourceErr struct {
+	r   io.Reader
+	err error
+}
+
+func (s *sourceErr) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
 }
 
 // readUpload reads a multipart/form-data item: the part "file" (required,

@@ -198,7 +198,7 @@ func (t *Tenant) SetVerificationStatus(id string, vs profilesvc.VerificationStat
 func (t *Tenant) InjectFault(f Fault) (string, error) {
 	added, err := t.faults.add(f)
 	if err != nil {
-		return "", validation("%s", err.Error())
+		return "", invalid(err)
 	}
 	return added.ID, nil
 }

@@ -36,7 +36,7 @@ func (m RequestMatch) String() string {
 	var b strings.Builder
 	b.WriteString(or(m.Method, "*"))
 	b.WriteString(" ")
-	b.WriteString(or(m.Path, "/**"))
+	b.WriteString(or(m.Path, "(any path)"))
 	if len(m.Query) > 0 {
 		b.WriteString("?" + m.Query.Encode())
 	}

@@ -404,7 +404,15 @@ func (p *Proxy) serveControl(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(requestIDHeader, p.reqIDs.next("req_"))
 	switch route.Name {
 	case "listRequests":
+		m, limit, e := recordQuery(r)
+		if e != nil {
+			writeError(w, e)
+			return
+		}
 		entries, dropped := p.record.snapshot()
+		if m.fields() > 0 || limit > 0 {
+			entries = newestMatching(entries, m, limit)
+		}
 		head := fmt.Sprintf(`{"count":%d,"dropped":%d,"items":[`, len(entries), dropped)
 		writeStreamed(w, head, len(entries), func(i int) any { return entries[i].recorded() })
 	case "clearRequests":
@@ -417,7 +425,11 @@ func (p *Proxy) serveControl(w http.ResponseWriter, r *http.Request) {
 	case "saveRecording":
 		p.serveRecording(w)
 	default:
-		writeError(w, errorf(http.StatusConflict, CodeProxyMode, "%s %s changes the simulated state, which a proxy (to %s) does not have", r.Method, path, p.Target))
+		what := "changes the simulated state"
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			what = "reads the simulated state"
+		}
+		writeError(w, errorf(http.StatusConflict, CodeProxyMode, "%s %s %s, which a proxy (to %s) does not have: it forwards to the service and keeps only its request record, violations and conformance", r.Method, path, what, p.Target))
 	}
 }
 

@@ -120,7 +120,7 @@ func cors(next http.Handler) http.Handler {
 		}
 		h.Add("Vary", "Access-Control-Request-Method")
 		h.Add("Vary", "Access-Control-Request-Headers")
-		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PATCH, DELETE, OPTIONS")
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
 		allowHeaders := "x-api-key, content-type"
 		if asked := r.Header.Get("Access-Control-Request-Headers"); asked != "" {
 			allowHeaders += ", " + strings.ToLower(asked)

@@ -67,7 +67,7 @@ func routes() []route {
 		{name: "addWorkflow", handler: handleAddWorkflow},
 		{name: "loadSeed", handler: handleSeed},
 		{name: "saveState", handler: handleSaveState},
-		{name: "getSnapshot", handler: handleGetSnapshot},
+		{name: "getSnapshot", handler: handleGetSnapshot, streams: true},
 		{name: "restoreSnapshot", handler: handleRestoreSnapshot},
 		{name: "getState", handler: handleGetState},
 		{name: "setItemStatus", handler: handleSetItemStatus},

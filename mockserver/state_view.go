@@ -3,6 +3,8 @@ package mockserver
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -15,8 +17,12 @@ import (
 // little time: the newest profiles, and the first items of each folder
 // (itemsCount gives the whole).
 const (
-	stateMaxProfiles       = 200
-	stateMaxItemsPerFolder = 200
+	stateMaxProfiles          = 200
+	stateMaxFoldersPerProfile = 100
+	stateMaxItemsPerFolder    = 200
+	// stateMaxMetadata bounds a profile's metadata as encoded: a larger one
+	// is left out, and metadataTruncated says so.
+	stateMaxMetadata = 2 << 10
 )
 
 // stateView is the answer of GET /_mock/state: a namespace as the
@@ -31,12 +37,18 @@ type stateView struct {
 }
 
 type stateProfile struct {
-	ID             string          `json:"id"`
-	WorkflowID     string          `json:"workflowId"`
-	Name           string          `json:"name"`
-	Description    string          `json:"description,omitempty"`
-	Metadata       map[string]any  `json:"metadata,omitempty"`
-	ItemsCount     int             `json:"itemsCount"`
+	ID          string         `json:"id"`
+	WorkflowID  string         `json:"workflowId"`
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
+	// MetadataTruncated is true when the metadata is larger than the
+	// state shows (stateMaxMetadata), and left out.
+	MetadataTruncated bool `json:"metadataTruncated,omitempty"`
+	ItemsCount        int  `json:"itemsCount"`
+	// FoldersCount counts the profile's folders, of which Folders holds
+	// the first stateMaxFoldersPerProfile.
+	FoldersCount   int             `json:"foldersCount"`
 	LastAnalysisAt *time.Time      `json:"lastAnalysisAt"`
 	CreatedAt      time.Time       `json:"createdAt"`
 	UpdatedAt      time.Time       `json:"updatedAt"`
@@ -102,12 +114,14 @@ func (st *state) dashboardState() stateView {
 }
 
 func (st *state) stateProfile(p *profileRec) stateProfile {
+	folderIDs := p.folderIDs[:min(len(p.folderIDs), stateMaxFoldersPerProfile)]
 	out := stateProfile{
-		ID: p.id, WorkflowID: p.workflowID, Name: p.name, Description: p.description, Metadata: p.metadata,
-		ItemsCount: st.itemsCount(p), LastAnalysisAt: p.lastAnalysisAt, CreatedAt: p.createdAt, UpdatedAt: p.updatedAt,
-		Folders: make([]stateFolder, 0, len(p.folderIDs)), Analyses: make([]stateAnalysis, 0, len(p.analysisIDs)),
+		ID: p.id, WorkflowID: p.workflowID, Name: p.name, Description: p.description,
+		ItemsCount: st.itemsCount(p), FoldersCount: len(p.folderIDs), LastAnalysisAt: p.lastAnalysisAt, CreatedAt: p.createdAt, UpdatedAt: p.updatedAt,
+		Folders: make([]stateFolder, 0, len(folderIDs)), Analyses: make([]stateAnalysis, 0, len(p.analysisIDs)),
 	}
-	for _, fid := range p.folderIDs {
+	out.Metadata, out.MetadataTruncated = boundedMetadata(p.metadata)
+	for _, fid := range folderIDs {
 		f := st.folders[fid]
 		sf := stateFolder{
 			ID: f.id, Name: f.name, IsDefault: f.isDefault, ItemsCount: len(f.itemIDs),
@@ -135,6 +149,33 @@ func (st *state) stateProfile(p *profileRec) stateProfile {
 		out.Analyses = append(out.Analyses, sa)
 	}
 	return out
+}
+
+// boundedMetadata returns m when its encoding is within stateMaxMetadata,
+// else nothing and true. It stops encoding once past the bound.
+func boundedMetadata(m map[string]any) (map[string]any, bool) {
+	if len(m) == 0 {
+		return m, false
+	}
+	w := &boundedWriter{left: stateMaxMetadata}
+	if err := json.NewEncoder(w).Encode(m); err != nil {
+		return nil, true
+	}
+	return m, false
+}
+
+// boundedWriter takes at most left bytes, then fails every write.
+type boundedWriter struct{ left int }
+
+var errPastBound = errors.New("past the bound")
+
+func (w *boundedWriter) Write(p []byte) (int, error) {
+	if len(p) > w.left {
+		w.left = -1
+		return 0, errPastBound
+	}
+	w.left -= len(p)
+	return len(p), nil
 }
 
 // handleGetState answers the namespace's state for the dashboard. Like
@@ -173,15 +214,22 @@ func etagMatches(header, etag string) bool {
 }
 
 // handleGetSnapshot answers the namespace as a Snapshot, in JSON: what
-// PUT /_mock/snapshot and Restore take back.
+// PUT /_mock/snapshot and Restore take back. It is written record by
+// record as it is encoded, so that a client that reads slowly holds one
+// record's encoding, not the whole namespace's; a failure once it has
+// begun cuts the answer rather than end it looking whole.
 func handleGetSnapshot(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
-	snap := &Snapshot{data: t.store.snapshot()}
-	body, err := snap.MarshalJSON()
-	if err != nil {
-		return errorf(http.StatusInternalServerError, profilesvc.CodeInternal, "the snapshot could not be encoded: %v", err)
+	d := t.store.snapshot()
+	h := w.Header()
+	h.Set("Content-Type", jsonContentType)
+	h.Set("Content-Disposition", `attachment; filename="profilesvc-mock-snapshot.json"`)
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil
 	}
-	w.Header().Set("Content-Disposition", `attachment; filename="profilesvc-mock-snapshot.json"`)
-	writeRawJSON(w, http.StatusOK, body)
+	if err := writeSnapshot(w, &d); err != nil {
+		panic(http.ErrAbortHandler)
+	}
 	return nil
 }
 
@@ -204,7 +252,7 @@ func handleRestoreSnapshot(t *Tenant, w http.ResponseWriter, r *http.Request) *a
 	}
 	// Checked as one decoded from JSON is (Snapshot.decoded).
 	if err := t.store.restore(d, true, true); err != nil {
-		return validation("%s", strings.TrimPrefix(err.Error(), "mockserver: "))
+		return invalid(err)
 	}
 	if t == t.srv.Tenant {
 		t.srv.reqIDs.moveOn(d.digest())

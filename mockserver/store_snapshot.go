@@ -47,7 +47,12 @@ func copyRecords(st *state) (snapshotData, *apiError) {
 		in := rec.input
 		in.Items = slices.Clone(in.Items)
 		for i := range in.Items {
-			in.Items[i].Data = nil // the item's, restored from it
+			// The item's bytes, restored from it while it exists; a
+			// deleted item's stay with the analysis, whose report shows
+			// the document's size and digest.
+			if st.items[in.Items[i].ID] != nil {
+				in.Items[i].Data = nil
+			}
 		}
 		d.Analyses = append(d.Analyses, snapshotAnalysis{Analysis: raw, Seq: rec.seq, Input: in,
 			DurationMs: rec.duration.Milliseconds(), Stuck: rec.stuck, ReportDelay: rec.reportDelay.Milliseconds(), Facts: rec.facts})

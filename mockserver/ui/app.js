@@ -10,6 +10,7 @@
  *   Key:        api-key-panel, api-key-form, api-key-input, api-key-submit,
  *               api-key-cancel, api-key-error, api-key-status,
  *               api-key-change, api-key-forget
+ *   Proxy:      proxy-note (shown on a proxy, which has only its record)
  *   Messages:   alert (role="alert"; the latest error, with the server's
  *               message), alert-dismiss, status-message (role="status"),
  *               live-status (data-state="live" | "error" | "off")
@@ -383,6 +384,8 @@
 
   function hideKeyPanel() {
     $('key-panel').hidden = true;
+    // The key lives in the session storage alone, not in a hidden field.
+    $('api-key-input').value = '';
     $('key-error').textContent = '';
     $('api-key-input').removeAttribute('aria-invalid');
   }
@@ -399,6 +402,13 @@
     try {
       r = await api('GET', '/_mock/state', { key: candidate, as: 'json' });
     } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && err.code === 'PROXY_MODE') {
+        // A proxy to the service (-proxy URL) takes the key and has no
+        // simulated state: only its request record is there to show.
+        storageSet(candidate);
+        startProxy(candidate);
+        return;
+      }
       if (err instanceof ApiError && err.status === 401) {
         const msg = 'The API key was refused (401 ' + (err.code || 'UNAUTHORIZED') + ': ' + err.message + ').';
         keyError(msg);
@@ -421,7 +431,12 @@
     if (!fromStorage) $('main').focus({ preventScroll: true });
   }
 
-  function start(key, first) {
+  // The sections of a simulating mock's state, which a proxy has not.
+  const STATE_SECTIONS = ['profiles', 'faults', 'snapshot'];
+
+  // connect shows the dashboard for key, with the sections of the state
+  // when the mock simulates the service, without them on a proxy.
+  function connect(key, proxy) {
     stopAll();
     S.gen++;
     S.key = key;
@@ -433,6 +448,22 @@
     $('key-status').hidden = false;
     $('key-status-text').textContent = 'Key ending …' + key.slice(-4);
     clearDashboard();
+    for (const id of STATE_SECTIONS) {
+      $(id).hidden = proxy;
+      const link = $('sections-nav').querySelector('a[href="#' + id + '"]');
+      if (link) link.hidden = proxy;
+    }
+    $('proxy-note').hidden = !proxy;
+  }
+
+  function startProxy(key) {
+    connect(key, true);
+    setLive('live', 'Live (proxy)');
+    pollers.requests.start(S.gen, false);
+  }
+
+  function start(key, first) {
+    connect(key, false);
     S.etag = first.headers.get('ETag') || (first.data && first.data.version ? '"' + first.data.version + '"' : null);
     renderState(first.data);
     setLive('live', 'Live');
@@ -587,8 +618,16 @@
 
   async function pollRequests(gen) {
     const q = requestQuery();
-    if (q === null) return;
-    const r = await api('GET', '/_mock/requests?' + q, { as: 'text' });
+    if (q === null || q === S.refusedFilter) return;
+    let r;
+    try {
+      r = await api('GET', '/_mock/requests?' + q, { as: 'text' });
+    } catch (err) {
+      // A filter the server refuses is asked for once, and again only
+      // once it has changed: the message stays, the polling stops.
+      if (err instanceof ApiError && err.status === 400) S.refusedFilter = q;
+      throw err;
+    }
     if (gen !== S.gen) return;
     pollOk('requests');
     if (r.data === S.reqText) return;
@@ -734,13 +773,18 @@
     const open = S.openProfiles.has(id) ? S.openProfiles.get(id) : true;
     const latest = analyses[0];
 
+    // The state holds the first folders of a profile; foldersCount counts
+    // them all.
+    const foldersCount = typeof p.foldersCount === 'number' ? Math.max(p.foldersCount, folders.length) : folders.length;
+    const shownFolders = Math.min(folders.length, MAX_FOLDERS);
+
     const summary = h('summary', { class: 'profile-summary', dataset: { key: 'p:' + id } },
       h('span', { class: 'profile-name', 'data-testid': 'profile-name', text: clip(p.name, MAX_NAME_CHARS) || '(no name)' }),
       h('code', { class: 'profile-id', text: clip(id, MAX_NAME_CHARS) }),
       h('span', { class: 'profile-created' }, 'created ', timeEl(p.createdAt)),
       h('span', { class: 'profile-counts muted', text:
         (typeof p.itemsCount === 'number' ? p.itemsCount + (p.itemsCount === 1 ? ' item' : ' items') + ' · ' : '') +
-        folders.length + (folders.length === 1 ? ' folder' : ' folders') + ' · ' +
+        foldersCount + (foldersCount === 1 ? ' folder' : ' folders') + ' · ' +
         analyses.length + (analyses.length === 1 ? ' analysis' : ' analyses') }),
       latest ? badge(str(latest.status), 'an-' + latest.status) : null);
 
@@ -752,13 +796,15 @@
       p.description !== undefined && p.description !== null && p.description !== ''
         ? metaRow('Description', h('div', { class: 'prewrap long-value', text: clip(p.description, MAX_VALUE_CHARS) }), true) : null,
       p.metadata !== undefined && p.metadata !== null
-        ? metaRow('Metadata', h('code', { class: 'json-inline long-value', text: clip(JSON.stringify(p.metadata), MAX_VALUE_CHARS) }), true) : null);
+        ? metaRow('Metadata', h('code', { class: 'json-inline long-value', text: clip(JSON.stringify(p.metadata), MAX_VALUE_CHARS) }), true) : null,
+      p.metadataTruncated === true
+        ? metaRow('Metadata', h('span', { class: 'note', text: 'Larger than the dashboard shows: read the profile through the API.' }), true) : null);
 
     const folderNodes = folders.slice(0, MAX_FOLDERS).map(buildFolder);
     const foldersPart = h('div', { class: 'profile-part' },
       h('h3', { class: 'part-heading', text: 'Folders' }),
       folderNodes.length ? folderNodes : h('p', { class: 'empty', text: 'No folders.' }),
-      folders.length > MAX_FOLDERS ? h('p', { class: 'note', text: (folders.length - MAX_FOLDERS) + ' more folders not shown.' }) : null);
+      foldersCount > shownFolders ? h('p', { class: 'note', text: (foldersCount - shownFolders) + ' more folders not shown.' }) : null);
 
     const analysesPart = h('div', { class: 'profile-part' },
       h('h3', { class: 'part-heading', text: 'Analyses' }),
@@ -1034,6 +1080,7 @@
 
   function filterChanged() {
     S.reqText = null;
+    S.refusedFilter = null;
     pollers.requests.kick();
   }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/profilesvc/profilesvc-go/mockserver"
 )
 
-func TestAttack22DashboardFilesHeadersAndPaths(t *testing.T) {
+func TestHostileDashboardFilesHeadersAndPaths(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, mockserver.WithCORS("*"))
 	files := map[string]string{"/_mock/ui": "text/html", "/_mock/ui/app.js": "text/javascript", "/_mock/ui/style.css": "text/css"}

@@ -75,7 +75,7 @@ func fixtureSnapshot(t *testing.T) (*mockserver.Server, snapshotFixture, []byte)
 	return srv, f, r.Body
 }
 
-func TestAttack22HostileSnapshotsRefusedWhole(t *testing.T) {
+func TestHostileSnapshotsRefusedWhole(t *testing.T) {
 	t.Parallel()
 	srv, f, good := fixtureSnapshot(t)
 	before := stateWithoutTaken(t, srv, "")
@@ -209,7 +209,7 @@ func TestAttack22HostileSnapshotsRefusedWhole(t *testing.T) {
 			code := map[int]string{400: "VALIDATION_ERROR", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE"}[tt.status]
 			msg := wantError(t, r, tt.status, code)
 			// The message names the problem, though it may be cut short
-			// (TestAttack22BugSnapshotRefusalCutBeforeItsProblem).
+			// (TestHostileSnapshotRefusalCutBeforeItsProblem).
 			if tt.has != "" && !strings.Contains(msg, "characters)") {
 				assert.Contains(t, msg, tt.has, "the message names the problem")
 			}
@@ -229,7 +229,7 @@ func putSnapshot(t *testing.T, srv *mockserver.Server, key string, body []byte) 
 // workflows, profiles, folders, items with their bytes, analyses with
 // their results and their runs; the next snapshot is the same, and the
 // service answers the same.
-func TestAttack22SnapshotRoundTripKeepsEverything(t *testing.T) {
+func TestHostileSnapshotRoundTripKeepsEverything(t *testing.T) {
 	t.Parallel()
 	srv, f, s1 := fixtureSnapshot(t)
 	require.NoError(t, srv.AddWorkflow(mockserver.Workflow{ID: "wf_extra", Name: "Extra"}))
@@ -268,7 +268,7 @@ func TestAttack22SnapshotRoundTripKeepsEverything(t *testing.T) {
 // it"), so a round trip through GET and PUT /_mock/snapshot (or
 // Snapshot and Restore) loses them once the item is gone: the report
 // then says the document had 0 bytes, and the digest of nothing.
-func TestAttack22BugSnapshotRoundTripLosesDeletedItemsBytes(t *testing.T) {
+func TestHostileSnapshotRoundTripLosesDeletedItemsBytes(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, mockserver.WithManualAnalyses())
 	pid, fid := createProfile(t, srv, "Jane Doe")
@@ -290,7 +290,7 @@ func TestAttack22BugSnapshotRoundTripLosesDeletedItemsBytes(t *testing.T) {
 // The message of a refused snapshot names its first problem, as
 // Restore's error does: the README's example, a folder of no profile,
 // over HTTP.
-func TestAttack22BugSnapshotRefusalCutBeforeItsProblem(t *testing.T) {
+func TestHostileSnapshotRefusalCutBeforeItsProblem(t *testing.T) {
 	t.Parallel()
 	srv, _, good := fixtureSnapshot(t)
 	d := decodeSnapshotDoc(t, good)
@@ -310,7 +310,7 @@ func TestAttack22BugSnapshotRefusalCutBeforeItsProblem(t *testing.T) {
 
 // Long polls held while snapshots are restored: each wakes, looks at its
 // analysis as the restored state has it, and answers or waits on.
-func TestAttack22SnapshotRestoreWithLongPolls(t *testing.T) {
+func TestHostileSnapshotRestoreWithLongPolls(t *testing.T) {
 	t.Parallel()
 	waits := make(chan struct{}, 64)
 	srv := newServer(t, mockserver.WithManualAnalyses(), mockserver.WithPollWaits(waits))
@@ -382,7 +382,7 @@ func TestAttack22SnapshotRestoreWithLongPolls(t *testing.T) {
 // Restores at once, of two snapshots, with readers: every snapshot read
 // is one of the two, whole, never a mixture; and with writers among
 // them, every one read still holds together.
-func TestAttack22SnapshotConcurrentRestores(t *testing.T) {
+func TestHostileSnapshotConcurrentRestores(t *testing.T) {
 	t.Parallel()
 	srv, f, sa := fixtureSnapshot(t)
 	wantNoContent(t, do(t, srv, "DELETE", "/v1/profiles/"+f.beta, nil))
@@ -458,7 +458,7 @@ func TestAttack22SnapshotConcurrentRestores(t *testing.T) {
 // A snapshot's body is bounded by the upload limit: a declared length
 // over it, a chunked body over it and a length that lies are refused
 // (413, 400), never a 500, and the state stays.
-func TestAttack22SnapshotBodyLimits(t *testing.T) {
+func TestHostileSnapshotBodyLimits(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, mockserver.WithMaxUploadSize(64<<10))
 	createProfile(t, srv, "Kept")
@@ -555,7 +555,7 @@ func hogSnapshot(t *testing.T, srv *mockserver.Server, key string, length int64)
 // length of 26 MiB and one byte) holds it for as long as the client
 // keeps its connection, and every upload of every tenant is refused 503
 // meanwhile.
-func TestAttack22BugSnapshotHoldsTheUploadBudgetForABodyNotSent(t *testing.T) {
+func TestHostileSnapshotHoldsTheUploadBudgetForABodyNotSent(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name   string
@@ -589,7 +589,7 @@ func TestAttack22BugSnapshotHoldsTheUploadBudgetForABodyNotSent(t *testing.T) {
 // profile's metadata of a million empty objects, 3 MiB) keeps 20 times
 // its size, 62 MiB, on a server whose whole budget is 40 MiB; five such
 // PUTs at once, within the default budget of 128 MiB, hold 300 MiB.
-func TestAttack22BugSnapshotMemoryBeyondItsBudget(t *testing.T) {
+func TestHostileSnapshotMemoryBeyondItsBudget(t *testing.T) {
 	// Not parallel: the heap is measured.
 	const budget = 40 << 20
 	srv := newServer(t)
@@ -623,7 +623,7 @@ func liveHeap() uint64 {
 
 // Browser code of an origin WithCORS allows may call the control API,
 // PUT /_mock/snapshot included: the preflight allows PUT.
-func TestAttack22BugCORSPreflightRefusesPut(t *testing.T) {
+func TestHostileCORSPreflightRefusesPut(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, mockserver.WithCORS("https://app.example"))
 	r := send(t, srv, request{Method: "OPTIONS", Path: "/_mock/snapshot", Key: noKey, Header: http.Header{
@@ -641,7 +641,7 @@ func TestAttack22BugCORSPreflightRefusesPut(t *testing.T) {
 // for 16 MiB of files) for as long as it keeps the connection, with no
 // budget to bound how many do at once; the state file's snapshots and
 // the listings are encoded record by record to spare exactly that.
-func TestAttack22BugSnapshotDownloadHoldsItsWholeEncoding(t *testing.T) {
+func TestHostileSnapshotDownloadHoldsItsWholeEncoding(t *testing.T) {
 	// Not parallel: the heap is measured.
 	srv := newServer(t)
 	p, err := srv.CreateProfile("wf_default", profilesvc.CreateProfileParams{Name: "Files"})
@@ -674,7 +674,7 @@ func TestAttack22BugSnapshotDownloadHoldsItsWholeEncoding(t *testing.T) {
 // A run under way when a snapshot is restored never lands in the
 // restored state: the engine finishes after the PUT, and the analysis
 // stays as the snapshot has it.
-func TestAttack22SnapshotRestoreDuringARun(t *testing.T) {
+func TestHostileSnapshotRestoreDuringARun(t *testing.T) {
 	t.Parallel()
 	entered, release := make(chan struct{}), make(chan struct{})
 	srv := newServer(t, mockserver.WithManualAnalyses(), mockserver.WithAnalyzer(func(ctx context.Context, in mockserver.AnalysisInput) (mockserver.AnalysisResult, error) {

@@ -74,7 +74,7 @@ func evalJS[T any](p *page, expr string) T {
 	return v
 }
 
-func TestAttack22DashboardShowsHostileStringsAsText(t *testing.T) {
+func TestHostileDashboardShowsHostileStringsAsText(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, mockserver.WithManualAnalyses())
 
@@ -189,7 +189,7 @@ func openBrowserAt(t *testing.T, url string) *page {
 // key ("Could not check the API key: GET /_mock/state changes the
 // simulated state, which a proxy ... does not have (409 PROXY_MODE)"),
 // so that on a proxy it shows nothing at all.
-func TestAttack22BugDashboardUnusableOnAProxy(t *testing.T) {
+func TestHostileDashboardUnusableOnAProxy(t *testing.T) {
 	t.Parallel()
 	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -222,7 +222,7 @@ func TestAttack22BugDashboardUnusableOnAProxy(t *testing.T) {
 // panel's password field, hidden, still holds it as its value, to be read
 // from the DOM (document.getElementById('api-key-input').value) for as
 // long as the page is open.
-func TestAttack22BugDashboardKeepsTheKeyInItsHiddenField(t *testing.T) {
+func TestHostileDashboardKeepsTheKeyInItsHiddenField(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	p := openDashboard(t, srv)

@@ -55,7 +55,7 @@ type stateView struct {
 	}
 }
 
-func TestAttack22StateETagOddHeaders(t *testing.T) {
+func TestHostileStateETagOddHeaders(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	createProfile(t, srv, "Tagged")
@@ -124,7 +124,7 @@ func TestAttack22StateETagOddHeaders(t *testing.T) {
 
 // Polling the state is a control call: it is never recorded, and no fault
 // touches it, whatever the fault's path.
-func TestAttack22StateNeverRecordedNorFaulted(t *testing.T) {
+func TestHostileStateNeverRecordedNorFaulted(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	createProfile(t, srv, "Polled")
@@ -159,7 +159,7 @@ func TestAttack22StateNeverRecordedNorFaulted(t *testing.T) {
 // With WithMultiTenant each key's state is its own: another key's
 // profiles never show, its tag is not this key's, and a snapshot restored
 // by one key changes that key's namespace only.
-func TestAttack22StateTenantsIsolated(t *testing.T) {
+func TestHostileStateTenantsIsolated(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, mockserver.WithMultiTenant())
 	const a, b = "6f1c1b52-4b9e-4d57-9a0e-0c8f4f1d2a3b", "0d7e5c4b-3a2f-4e1d-8c9b-7a6f5e4d3c2b"
@@ -208,7 +208,7 @@ func TestAttack22StateTenantsIsolated(t *testing.T) {
 
 // A proxy has no simulated state: its state routes answer 409
 // PROXY_MODE, whatever the request, and never fail.
-func TestAttack22StateInProxyMode(t *testing.T) {
+func TestHostileStateInProxyMode(t *testing.T) {
 	t.Parallel()
 	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -307,7 +307,7 @@ func checkStateView(v *stateView) error {
 // created, run, deleted, reset and restored: every answer 200 or 304,
 // each true of itself, and every snapshot taken meanwhile one that holds
 // together (another server restores it). Run with -race.
-func TestAttack22StateConcurrentWithWrites(t *testing.T) {
+func TestHostileStateConcurrentWithWrites(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	checker := newServer(t)
@@ -444,7 +444,7 @@ func stateSize(t *testing.T, srv *mockserver.Server) int {
 // The state's answer is bounded in profiles (the newest 200) and in
 // items (the first 200 of each folder): past those, more of them cost
 // the answer nothing, measured against the same namespace at the bound.
-func TestAttack22StateBoundedInProfilesAndItems(t *testing.T) {
+func TestHostileStateBoundedInProfilesAndItems(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	p, err := srv.CreateProfile("wf_default", profilesvc.CreateProfileParams{Name: "Many items"})
@@ -485,7 +485,7 @@ func TestAttack22StateBoundedInProfilesAndItems(t *testing.T) {
 // profile of 100 (the dashboard shows 100 folders of a profile), and
 // 2,000 folders of 200 items make one of tens of megabytes, encoded
 // twice on every poll, a 304 included.
-func TestAttack22BugStateUnboundedInFolders(t *testing.T) {
+func TestHostileStateUnboundedInFolders(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	p, err := srv.CreateProfile("wf_default", profilesvc.CreateProfileParams{Name: "Many folders"})
@@ -509,7 +509,7 @@ func TestAttack22BugStateUnboundedInFolders(t *testing.T) {
 // 20 profiles of 256 KiB of metadata make an answer of 5 MiB, which the
 // dashboard shows 2,000 characters of, and which every poll encodes
 // (twice) even when it is answered 304.
-func TestAttack22BugStateUnboundedInMetadata(t *testing.T) {
+func TestHostileStateUnboundedInMetadata(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	for i := range 20 {

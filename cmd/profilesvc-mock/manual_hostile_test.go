@@ -37,7 +37,7 @@ func analysisStatus(t *testing.T, c *profilesvc.Client, id string) profilesvc.An
 	return a.Status
 }
 
-func TestAttack22RunManualAnalysesWithMultiTenant(t *testing.T) {
+func TestHostileRunManualAnalysesWithMultiTenant(t *testing.T) {
 	t.Parallel()
 	const a, b = "6f1c1b52-4b9e-4d57-9a0e-0c8f4f1d2a3b", "0d7e5c4b-3a2f-4e1d-8c9b-7a6f5e4d3c2b"
 	m := mStart(t, "-addr", "127.0.0.1:0", "-api-key", a, "-manual-analyses", "-multi-tenant")
@@ -69,7 +69,7 @@ func TestAttack22RunManualAnalysesWithMultiTenant(t *testing.T) {
 // Pending analyses saved in the state file stay pending across a restart
 // with -manual-analyses, and the control API moves them then; a restart
 // without it resumes their runs on the clock.
-func TestAttack22RunManualAnalysesWithState(t *testing.T) {
+func TestHostileRunManualAnalysesWithState(t *testing.T) {
 	t.Parallel()
 	const key = "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
 	state := filepath.Join(t.TempDir(), "state.json")
@@ -100,7 +100,7 @@ func TestAttack22RunManualAnalysesWithState(t *testing.T) {
 // With -report-delay, an analysis completed by hand waits for its report
 // as any does: completed, primaryReportId null, the report not yet
 // available.
-func TestAttack22RunManualAnalysesWithReportDelay(t *testing.T) {
+func TestHostileRunManualAnalysesWithReportDelay(t *testing.T) {
 	t.Parallel()
 	const key = "k"
 	m := mStart(t, "-addr", "127.0.0.1:0", "-api-key", key, "-manual-analyses", "-report-delay", "1h")
@@ -121,7 +121,7 @@ func TestAttack22RunManualAnalysesWithReportDelay(t *testing.T) {
 }
 
 // The flags -manual-analyses refuses, and those it takes.
-func TestAttack22RunManualAnalysesFlags(t *testing.T) {
+func TestHostileRunManualAnalysesFlags(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
 		{"-manual-analyses", "-analysis-duration", "3s"},
