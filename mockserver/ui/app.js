@@ -617,8 +617,9 @@
   }
 
   async function pollRequests(gen) {
-    const q = requestQuery();
-    if (q === null || q === S.refusedFilter) return;
+    // The filter as last applied, not as being typed.
+    const q = S.appliedFilter || 'limit=' + REQUEST_LIMIT;
+    if (q === S.refusedFilter) return;
     let r;
     try {
       r = await api('GET', '/_mock/requests?' + q, { as: 'text' });
@@ -1078,6 +1079,14 @@
     return q.toString();
   }
 
+  // applyFilter takes the filter from its fields (kept as it was when a
+  // field is not valid, which says so), and lists the record anew.
+  function applyFilter() {
+    const q = requestQuery();
+    if (q !== null) S.appliedFilter = q;
+    filterChanged();
+  }
+
   function filterChanged() {
     S.reqText = null;
     S.refusedFilter = null;
@@ -1492,7 +1501,7 @@
       }
       run('Checking the API key', () => useKey(key, false));
     } else if (form.id === 'requests-filter') {
-      filterChanged();
+      applyFilter();
     } else if (form.id === 'fault-form') {
       run('Adding the fault', () => addFault(form));
     } else if (form.dataset.failForm) {
@@ -1566,7 +1575,7 @@
     }
     $('filter-reset').addEventListener('click', () => {
       $('requests-filter').reset();
-      filterChanged();
+      applyFilter();
     });
     $('requests-clear').addEventListener('click', () => run('Emptying the request record', async () => {
       await api('DELETE', '/_mock/requests');
