@@ -6,10 +6,8 @@ package mockserver_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -265,20 +263,11 @@ func TestHostileRequestsFilterDoubleStar(t *testing.T) {
 	}
 }
 
-// A proxy's GET /_mock/requests takes the same filters (its route takes
-// method, path, status and limit), and ignores them: it answers its whole
-// record whatever they say.
-func TestHostileProxyRequestsIgnoreFilters(t *testing.T) {
+// A proxy's GET /_mock/requests takes the same filters as a simulating
+// mock's (method, path, status and limit), and answers what they select.
+func TestHostileProxyRequestsFiltered(t *testing.T) {
 	t.Parallel()
-	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, `{"error":{"code":"NOT_FOUND","status":404,"message":"no"}}`)
-	}))
-	t.Cleanup(svc.Close)
-	p, err := mockserver.NewProxy(svc.URL)
-	require.NoError(t, err)
-	t.Cleanup(p.Close)
+	p := proxyToMissingService(t)
 	serveVia(t, p, "GET", "/v1/profiles/pf_1", "k")
 	serveVia(t, p, "DELETE", "/v1/profiles/pf_1", "k")
 	serveVia(t, p, "GET", "/v1/analyses/analysis_1", "k")

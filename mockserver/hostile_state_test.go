@@ -210,15 +210,7 @@ func TestHostileStateTenantsIsolated(t *testing.T) {
 // PROXY_MODE, whatever the request, and never fail.
 func TestHostileStateInProxyMode(t *testing.T) {
 	t.Parallel()
-	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, `{"error":{"code":"NOT_FOUND","status":404,"message":"no"}}`)
-	}))
-	t.Cleanup(svc.Close)
-	p, err := mockserver.NewProxy(svc.URL)
-	require.NoError(t, err)
-	t.Cleanup(p.Close)
+	p := proxyToMissingService(t)
 	for _, tt := range []struct{ method, target string }{
 		{"GET", "/_mock/state"},
 		{"HEAD", "/_mock/state"},
@@ -479,13 +471,10 @@ func TestHostileStateBoundedInProfilesAndItems(t *testing.T) {
 	assert.Len(t, v.Profiles, 200)
 }
 
-// A namespace can have any number of folders in a profile: the state
-// answers every one of them, each with up to 200 items, so that one
-// profile of 2,000 empty folders makes an answer 17 times that of a
-// profile of 100 (the dashboard shows 100 folders of a profile), and
-// 2,000 folders of 200 items make one of tens of megabytes, encoded
-// twice on every poll, a 304 included.
-func TestHostileStateUnboundedInFolders(t *testing.T) {
+// The state answers the first 100 folders of a profile (the dashboard
+// shows 100), and foldersCount counts them all: a profile of 2,000 empty
+// folders makes an answer no larger than one of 100.
+func TestHostileStateBoundedInFolders(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	p, err := srv.CreateProfile("wf_default", profilesvc.CreateProfileParams{Name: "Many folders"})
@@ -504,12 +493,10 @@ func TestHostileStateUnboundedInFolders(t *testing.T) {
 		"GET /_mock/state: %d bytes for a profile of 2,000 empty folders, %d for one of 100: the folders of a profile are not bounded", got, atHundred)
 }
 
-// A profile's metadata (up to the JSON body limit, 1 MiB, through the
-// API) goes into the state whole, for each of the 200 profiles it shows:
-// 20 profiles of 256 KiB of metadata make an answer of 5 MiB, which the
-// dashboard shows 2,000 characters of, and which every poll encodes
-// (twice) even when it is answered 304.
-func TestHostileStateUnboundedInMetadata(t *testing.T) {
+// A profile's metadata goes into the state up to 2 KiB of JSON, and is
+// left out past it (metadataTruncated): 20 profiles of 256 KiB of
+// metadata make an answer as small as 20 of a few bytes.
+func TestHostileStateBoundedInMetadata(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	for i := range 20 {
@@ -526,4 +513,20 @@ func TestHostileStateUnboundedInMetadata(t *testing.T) {
 	got := stateSize(t, srv)
 	assert.LessOrEqual(t, got, small+20*4096,
 		"GET /_mock/state: %d bytes for 20 profiles of 256 KiB of metadata, %d for 20 of a few bytes: metadata is not bounded", got, small)
+}
+
+// proxyToMissingService is a proxy to a service that answers every
+// request 404 NOT_FOUND, closed when the test ends.
+func proxyToMissingService(t *testing.T) *mockserver.Proxy {
+	t.Helper()
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"error":{"code":"NOT_FOUND","status":404,"message":"no"}}`)
+	}))
+	t.Cleanup(svc.Close)
+	p, err := mockserver.NewProxy(svc.URL)
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	return p
 }
