@@ -1083,13 +1083,16 @@
   // field is not valid, which says so), and lists the record anew.
   function applyFilter() {
     const q = requestQuery();
-    if (q !== null) S.appliedFilter = q;
+    if (q !== null && q !== S.appliedFilter) {
+      S.appliedFilter = q;
+      S.refusedFilter = null;
+    }
     filterChanged();
   }
 
+  // filterChanged lists the record anew, with the filter as applied.
   function filterChanged() {
     S.reqText = null;
-    S.refusedFilter = null;
     pollers.requests.kick();
   }
 
@@ -1537,7 +1540,6 @@
     }
   }
 
-  let filterTimer = null;
 
   function init() {
     document.addEventListener('click', onClick);
@@ -1566,13 +1568,10 @@
     $('profiles-expand').addEventListener('click', () => setAllOpen(true));
     $('profiles-collapse').addEventListener('click', () => setAllOpen(false));
 
-    $('filter-method').addEventListener('change', filterChanged);
-    for (const id of ['filter-path', 'filter-status']) {
-      $(id).addEventListener('input', () => {
-        clearTimeout(filterTimer);
-        filterTimer = setTimeout(filterChanged, 300);
-      });
-    }
+    // The method applies when chosen; the path and status when the
+    // filter is applied (Enter or Apply), not at every key: a pattern
+    // half typed is not one to ask the server for.
+    $('filter-method').addEventListener('change', applyFilter);
     $('filter-reset').addEventListener('click', () => {
       $('requests-filter').reset();
       applyFilter();
