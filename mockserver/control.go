@@ -96,11 +96,12 @@ func decodeLargeJSON(t *Tenant, r *http.Request, v any) (release func(), e *apiE
 	case err != nil:
 		return mem.release, bodyReadError(err, limit)
 	}
-	need := (seedMemoryFactor-1)*int64(len(body)) + decodedValueSize*jsonValues(body)
+	values := jsonValues(body)
+	need := (seedMemoryFactor-1)*int64(len(body)) + decodedValueSize*values
 	if need > cfg.uploadMemory {
 		return mem.release, errorf(http.StatusRequestEntityTooLarge, profilesvc.CodePayloadTooLarge,
 			"the request body holds %d JSON values in %d bytes: decoded, more than the memory of uploads under way allows (-upload-memory, WithUploadMemory)",
-			jsonValues(body), len(body))
+			values, len(body))
 	}
 	if !mem.take(need) {
 		return mem.release, uploadMemoryFull()
@@ -249,11 +250,18 @@ func handleRemoveFault(t *Tenant, w http.ResponseWriter, r *http.Request) *apiEr
 // "items"}, an entry at a time, so that a large record is never held
 // encoded in memory.
 func handleListRequests(t *Tenant, w http.ResponseWriter, r *http.Request) *apiError {
+	return serveRecord(t.record, w, r)
+}
+
+// serveRecord answers GET /_mock/requests from a record, a simulating
+// mock's or a proxy's: the entries its filters select (recordQuery),
+// streamed an entry at a time.
+func serveRecord(rec *requestRecord, w http.ResponseWriter, r *http.Request) *apiError {
 	m, limit, e := recordQuery(r)
 	if e != nil {
 		return e
 	}
-	entries, dropped := t.record.snapshot()
+	entries, dropped := rec.snapshot()
 	if m.fields() > 0 || limit > 0 {
 		entries = newestMatching(entries, m, limit)
 	}

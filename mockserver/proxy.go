@@ -404,17 +404,9 @@ func (p *Proxy) serveControl(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(requestIDHeader, p.reqIDs.next("req_"))
 	switch route.Name {
 	case "listRequests":
-		m, limit, e := recordQuery(r)
-		if e != nil {
+		if e := serveRecord(p.record, w, r); e != nil {
 			writeError(w, e)
-			return
 		}
-		entries, dropped := p.record.snapshot()
-		if m.fields() > 0 || limit > 0 {
-			entries = newestMatching(entries, m, limit)
-		}
-		head := fmt.Sprintf(`{"count":%d,"dropped":%d,"items":[`, len(entries), dropped)
-		writeStreamed(w, head, len(entries), func(i int) any { return entries[i].recorded() })
 	case "clearRequests":
 		p.record.reset()
 		noContent(w)

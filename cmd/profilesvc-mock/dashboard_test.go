@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -29,44 +28,27 @@ func TestRunManualAnalysesAndDashboard(t *testing.T) {
 	id, err := c.StartAnalysis(ctx, p.ID, profilesvc.StartAnalysisParams{ItemIDs: []string{item.ID}})
 	require.NoError(t, err)
 
-	get := func(path, key string) (*http.Response, []byte) {
-		t.Helper()
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL+path, nil)
-		require.NoError(t, err)
-		if key != "" {
-			req.Header.Set("X-Api-Key", key)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		return resp, body
-	}
-	resp, body := get("/_mock/ui", "")
-	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
-	assert.True(t, strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html"))
+	page, err := http.Get(m.URL + "/_mock/ui") // no key
+	require.NoError(t, err)
+	_ = page.Body.Close()
+	require.Equal(t, http.StatusOK, page.StatusCode)
+	assert.True(t, strings.HasPrefix(page.Header.Get("Content-Type"), "text/html"))
 
 	var state struct {
 		Profiles []struct {
 			Analyses []struct{ ID, Status string }
 		}
 	}
-	resp, body = get("/_mock/state", m.Key)
-	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	status, body := mRequest(t, "GET", m.URL+"/_mock/state", m.Key, "")
+	require.Equal(t, http.StatusOK, status, "%s", body)
 	require.NoError(t, json.Unmarshal(body, &state))
 	require.Len(t, state.Profiles, 1)
 	require.Len(t, state.Profiles[0].Analyses, 1)
 	assert.Equal(t, id, state.Profiles[0].Analyses[0].ID)
 	assert.Equal(t, "pending", state.Profiles[0].Analyses[0].Status, "manual: pending until moved")
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.URL+"/_mock/analyses/"+id+"/complete", nil)
-	require.NoError(t, err)
-	req.Header.Set("X-Api-Key", m.Key)
-	done, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	_ = done.Body.Close()
-	require.Equal(t, http.StatusOK, done.StatusCode)
+	status, body = mRequest(t, "POST", m.URL+"/_mock/analyses/"+id+"/complete", m.Key, "")
+	require.Equal(t, http.StatusOK, status, "%s", body)
 	a, err := c.GetAnalysis(ctx, id, nil)
 	require.NoError(t, err)
 	assert.Equal(t, profilesvc.AnalysisCompleted, a.Status)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -116,12 +115,11 @@ func startMockBinary(t *testing.T, args ...string) mockBinary {
 		_ = cmd.Process.Signal(os.Interrupt)
 		<-exited
 	})
-	listening := regexp.MustCompile(`(?m)^listening on (http://\S+)$`)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard only
 	defer cancel()
 	for {
 		changed := stdout.Changed()
-		if m := listening.FindStringSubmatch(stdout.String()); m != nil {
+		if m := mListening.FindStringSubmatch(stdout.String()); m != nil {
 			return mockBinary{URL: m[1], Key: key}
 		}
 		select {

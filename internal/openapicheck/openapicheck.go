@@ -348,6 +348,13 @@ type Exchange struct {
 	ResponseBody   []byte
 }
 
+// underPaths reports whether an escaped path is under the document's
+// paths: "//v1/..." is too, as a path no operation has, not one the
+// document does not describe.
+func (v *Validator) underPaths(escaped string) bool {
+	return strings.HasPrefix("/"+strings.TrimLeft(escaped, "/"), v.prefix)
+}
+
 // ErrNotInDocument is matched by the error of Check for a request whose
 // path is outside the document's (such as a /_mock/ or /storage/ path
 // checked against the service's document): the document says nothing of
@@ -455,9 +462,7 @@ func (v *Validator) check(ctx context.Context, ex Exchange, withRequest bool) er
 	escaped := u.EscapedPath()
 	r, params, ok := v.route(escaped)
 	if !ok {
-		// "//v1/..." is under the document's paths too: a path no
-		// operation has, not one the document does not describe.
-		if !strings.HasPrefix("/"+strings.TrimLeft(escaped, "/"), v.prefix) {
+		if !v.underPaths(escaped) {
 			return fmt.Errorf("%w: %s %s (the document's paths begin with %s)", ErrNotInDocument, ex.Method, c.target, v.prefix)
 		}
 		c.operation = ex.Method + " " + c.target

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 )
 
 // Transport returns an http.RoundTripper that sends each request through
@@ -69,7 +68,7 @@ func (v *Validator) Handler(next http.Handler, report func(error)) http.Handler 
 		// served without keeping a copy of its request and answer, which
 		// Check would refuse to judge (ErrNotInDocument): a snapshot
 		// streamed to a slow client costs no more than without the check.
-		if !strings.HasPrefix("/"+strings.TrimLeft(r.URL.EscapedPath(), "/"), v.prefix) {
+		if !v.underPaths(r.URL.EscapedPath()) {
 			next.ServeHTTP(w, r)
 			return
 		}
